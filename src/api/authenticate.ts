@@ -1,0 +1,20 @@
+/** Resolves `Authorization: Bearer <API token>` to a usable token, or answers 401. */
+import type { Context, Next } from 'koa';
+import type { Store } from '../store/contract.js';
+import { authenticateApiToken } from '../domain/api-tokens.js';
+import { detail } from './errors.js';
+
+const challenge = { 'WWW-Authenticate': 'Bearer realm="api"' };
+
+export function authenticate(store: Store) {
+  return async function authenticateToken(ctx: Context, next: Next) {
+    const header = ctx.get('Authorization');
+    if (!header) throw detail(401, 'Authentication credentials were not provided.', challenge);
+    const match = /^Bearer +([\x21-\x7e]+) *$/i.exec(header);
+    if (!match) throw detail(401, 'Invalid token header. Use "Authorization: Bearer <token>".', challenge);
+    const token = await authenticateApiToken(store, match[1]!);
+    if (!token) throw detail(401, 'Invalid token.', challenge);
+    ctx.state.apiToken = token;
+    await next();
+  };
+}

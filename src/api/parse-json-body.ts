@@ -1,0 +1,21 @@
+/** JSON bodies only: other media types get 415, oversize 413 and malformed JSON 400 (via renderApiErrors). */
+import type { Context, Next } from 'koa';
+import { koaBody } from 'koa-body';
+import { detail } from './errors.js';
+
+const hasBody = (ctx: Context) => Boolean(ctx.get('Transfer-Encoding')) || Number(ctx.get('Content-Length') || 0) > 0;
+
+export function parseJsonBody(maxBytes: number) {
+  const parse = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonStrict: true, jsonLimit: maxBytes, parsedMethods: ['POST', 'PUT', 'PATCH'] as never });
+  return async function parseBody(ctx: Context, next: Next) {
+    if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
+    if (!hasBody(ctx)) {
+      ctx.request.body = {};
+      return next();
+    }
+    if (!ctx.is('application/json', '+json')) {
+      throw detail(415, `Unsupported media type "${ctx.get('Content-Type') || '(none)'}" in request. Send application/json.`);
+    }
+    return parse(ctx, next);
+  };
+}

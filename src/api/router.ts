@@ -1,0 +1,30 @@
+/**
+ * The provisioning API at /api/v3/core. Everything under /api/ runs one pipeline — JSON errors, bearer
+ * auth, JSON body parsing, routes — so unknown paths and methods get JSON errors too.
+ */
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import compose from 'koa-compose';
+import type { Logger } from 'pino';
+import type { Settings } from '../settings/schema.js';
+import type { Store } from '../store/contract.js';
+import { authenticate } from './authenticate.js';
+import { groupRoutes } from './groups.js';
+import { parseJsonBody } from './parse-json-body.js';
+import { renderApiErrors } from './render-errors.js';
+import { userRoutes } from './users.js';
+
+export function apiMiddleware(store: Store, settings: Settings, logger: Logger): Middleware {
+  const core = new Router({ prefix: '/api/v3/core' });
+  userRoutes(core, store, settings);
+  groupRoutes(core, store, settings);
+
+  const pipeline: Middleware = compose<any>([
+    renderApiErrors(logger, settings.api.max_body_bytes),
+    authenticate(store),
+    parseJsonBody(settings.api.max_body_bytes),
+    core.routes(),
+    core.allowedMethods(),
+  ]);
+  return (ctx, next) => (ctx.path === '/api' || ctx.path.startsWith('/api/') ? pipeline(ctx, next) : next());
+}

@@ -1,0 +1,69 @@
+/**
+ * JSON Schemas of the provisioning API: request bodies and query strings. Kept in one place because the
+ * same schemas validate requests and describe the API (OpenAPI).
+ */
+const uuid = { type: 'string', format: 'uuid' } as const;
+const attributes = { type: 'object', description: 'Free-form; first_name and last_name are used for given_name/family_name.' } as const;
+
+export const userFields = {
+  username: { type: 'string', minLength: 1, maxLength: 150, description: 'Unique, case-insensitively; use the e-mail.' },
+  email: { type: 'string', format: 'email', maxLength: 254, description: 'Unique, case-insensitively.' },
+  name: { type: 'string', minLength: 1, maxLength: 255, description: 'Full display name.' },
+  is_active: { type: 'boolean' },
+  attributes,
+} as const;
+
+export const userCreate = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['username', 'email', 'name'],
+  properties: { ...userFields, groups: { type: 'array', items: uuid, maxItems: 1000, description: 'Groups the user joins (create only).' } },
+} as const;
+
+export const userPatch = {
+  type: 'object',
+  additionalProperties: false,
+  properties: userFields,
+} as const;
+
+export const groupFields = {
+  name: { type: 'string', minLength: 1, maxLength: 150 },
+  attributes,
+} as const;
+
+export const groupCreate = { type: 'object', additionalProperties: false, required: ['name'], properties: groupFields } as const;
+export const groupPatch = { type: 'object', additionalProperties: false, properties: groupFields } as const;
+
+export const memberBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['pk'],
+  properties: { pk: { type: 'integer', minimum: 1, maximum: 2147483647, description: 'User pk.' } },
+} as const;
+
+const pageQuery = {
+  page: { type: 'integer', minimum: 1, default: 1 },
+  page_size: { type: 'integer', minimum: 1, description: 'Default 20; values above 100 are capped at 100.' },
+  ordering: { type: 'string' },
+} as const;
+
+/** Query strings: values arrive as strings and are coerced; unknown parameters are ignored. */
+export const userListQuery = {
+  type: 'object',
+  properties: {
+    ...pageQuery,
+    groups: { type: 'array', items: uuid, description: 'Members of any of these groups (repeat the parameter).' },
+    email: { type: 'string', description: 'Exact e-mail, case-insensitive.' },
+    search: { type: 'string', maxLength: 254, description: 'Substring of name or e-mail, case-insensitive.' },
+    is_active: { type: 'boolean' },
+  },
+} as const;
+
+export const groupListQuery = {
+  type: 'object',
+  properties: { ...pageQuery, search: { type: 'string', maxLength: 150, description: 'Substring of the name, case-insensitive.' } },
+} as const;
+
+/** Server-managed user fields: accepted and ignored in bodies, so a fetched object can be sent back. */
+export const readOnlyUserFields = ['pk', 'uuid', 'last_login'] as const;
+export const readOnlyGroupFields = ['pk', 'users', 'users_count'] as const;

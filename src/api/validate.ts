@@ -1,0 +1,72 @@
+/** Validates bodies and query strings with ajv and reports problems as the API's field map. */
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import { fieldErrors } from './errors.js';
+
+const bodies = new Ajv({ allErrors: true, strict: true });
+const queries = new Ajv({ allErrors: true, strict: true, coerceTypes: 'array', useDefaults: true });
+for (const ajv of [bodies, queries]) (addFormats as unknown as (a: Ajv) => void)(ajv);
+
+function message(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': return 'This field is required.';
+    case 'additionalProperties': return 'Unknown field.';
+    case 'minLength': return params.limit === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${params.limit} characters.`;
+    case 'maxLength': return `Ensure this field has no more than ${params.limit} characters.`;
+    case 'minimum': return `Ensure this value is greater than or equal to ${params.limit}.`;
+    case 'maximum': return `Ensure this value is less than or equal to ${params.limit}.`;
+    case 'maxItems': return `Ensure this field has no more than ${params.limit} elements.`;
+    case 'format': return params.format === 'email' ? 'Enter a valid email address.' : `Must be a valid ${String(params.format).toUpperCase()}.`;
+    case 'type': {
+      const type = params.type as string;
+      return ({ integer: 'A valid integer is required.', boolean: 'Must be a valid boolean.', string: 'Not a valid string.', array: 'Expected a list of items.', object: 'Expected an object.' } as Record<string, string>)[type] ?? `Must be ${type}.`;
+    }
+    default: return error.message ?? 'Invalid value.';
+  }
+}
+
+function fieldOf(error: ErrorObject): string {
+  const params = error.params as Record<string, string>;
+  if (error.keyword === 'required') return params.missingProperty!;
+  if (error.keyword === 'additionalProperties') return params.additionalProperty!;
+  return error.instancePath.split('/')[1] || 'non_field_errors';
+}
+
+function toFieldMap(errors: ErrorObject[]): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  for (const error of errors) {
+    const list = (fields[fieldOf(error)] ??= []);
+    const text = message(error);
+    if (!list.includes(text)) list.push(text);
+  }
+  return fields;
+}
+
+const cache = new WeakMap<object, ReturnType<Ajv['compile']>>();
+function compiled(ajv: Ajv, schema: object) {
+  let check = cache.get(schema);
+  if (!check) cache.set(schema, (check = ajv.compile(schema)));
+  return check;
+}
+
+/** Returns the body as T, or throws 400 with a field map. `ignore` names read-only fields dropped first. */
+export function validateBody<T>(schema: object, body: unknown, ignore: readonly string[] = []): T {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw fieldErrors({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${Array.isArray(body) ? 'list' : typeof body}.`] });
+  }
+  const copy: Record<string, unknown> = { ...body };
+  for (const key of ignore) delete copy[key];
+  const check = compiled(bodies, schema);
+  if (!check(copy)) throw fieldErrors(toFieldMap(check.errors!));
+  return copy as T;
+}
+
+/** Returns the query coerced to T (repeated parameters become arrays), or throws 400 with a field map. */
+export function validateQuery<T>(schema: object & { properties: object }, query: Record<string, unknown>): T {
+  const known: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) if (query[key] !== undefined) known[key] = query[key];
+  const check = compiled(queries, schema);
+  if (!check(known)) throw fieldErrors(toFieldMap(check.errors!));
+  return known as T;
+}

@@ -1,0 +1,43 @@
+/** `idp serve`: migrate, create the bootstrap token on first start, listen, and stop cleanly on a signal. */
+import { loadSettings } from '../settings/load.js';
+import { createLogger } from '../observability/logger.js';
+import { openRuntime } from '../runtime.js';
+import { createApp, listen } from '../server.js';
+import { ensureBootstrapToken } from '../domain/api-tokens.js';
+import { print } from './context.js';
+
+export async function serve(options: { port?: string; host?: string }): Promise<void> {
+  const overrides: Record<string, unknown> = {};
+  if (options.port !== undefined || options.host !== undefined) {
+    overrides.server = { ...(options.port !== undefined ? { port: Number(options.port) } : {}), ...(options.host ? { host: options.host } : {}) };
+  }
+  const settings = await loadSettings({ overrides });
+  const logger = createLogger(settings.log.level);
+  const runtime = await openRuntime(settings);
+  const bootstrap = await ensureBootstrapToken(runtime.store, settings.bootstrap.token);
+  const server = await listen(createApp({ settings, store: runtime.store, logger }), settings.server.host, settings.server.port);
+
+  logger.info({ url: server.url, database: runtime.database.engine }, 'identity service listening');
+  print(`Identity service listening on ${server.url} (public URL ${settings.issuer.base_url}, database: ${runtime.database.engine})`);
+  if (bootstrap.created && bootstrap.generated) {
+    print('');
+    print('First start: an API token with every scope was created. It is shown only this once:');
+    print(`  ${bootstrap.token}`);
+    print(`  curl -H "Authorization: Bearer ${bootstrap.token}" ${settings.issuer.base_url}/api/v3/core/users/`);
+    print('');
+  } else if (bootstrap.created) {
+    print('First start: IDP_BOOTSTRAP_TOKEN is now an API token with every scope.');
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await server.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}

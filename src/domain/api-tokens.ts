@@ -1,0 +1,61 @@
+/**
+ * API tokens for the provisioning API: 32 random bytes shown once, stored as SHA-256 (a fast hash is right
+ * for high-entropy secrets; the lookup by hash leaks nothing useful about the token).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { ApiTokenRow, Store } from '../store/contract.js';
+import { NotFoundError, ValidationError } from './errors.js';
+
+export const API_SCOPES = ['users:read', 'users:write', 'groups:read', 'groups:write'] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+
+const PREFIX = 'idp_';
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+export const generateToken = () => PREFIX + randomBytes(32).toString('base64url');
+
+export interface NewApiToken {
+  name: string;
+  scopes: string[];
+  expiresAt?: Date | null;
+  /** A caller-chosen secret (the bootstrap token); generated when omitted. */
+  token?: string;
+}
+
+export async function createApiToken(store: Store, input: NewApiToken): Promise<{ token: string; row: ApiTokenRow }> {
+  const unknown = input.scopes.filter((scope) => !(API_SCOPES as readonly string[]).includes(scope));
+  if (unknown.length) throw new ValidationError({ scopes: [`Unknown scope: ${unknown.join(', ')}. Known: ${API_SCOPES.join(', ')}.`] });
+  if (!input.scopes.length) throw new ValidationError({ scopes: ['Give at least one scope.'] });
+  if (!input.name.trim()) throw new ValidationError({ name: ['A name is required.'] });
+  const token = input.token ?? generateToken();
+  const row = await store.apiTokens.insert({
+    name: input.name.trim(),
+    token_hash: hashToken(token),
+    scopes: [...new Set(input.scopes)],
+    expires_at: input.expiresAt ?? null,
+  });
+  return { token, row };
+}
+
+/** The usable token behind a presented secret, or undefined. */
+export async function authenticateApiToken(store: Store, token: string, now = new Date()): Promise<ApiTokenRow | undefined> {
+  const row = await store.apiTokens.findUsable(hashToken(token), now);
+  if (row) await store.apiTokens.touch(row.id, now);
+  return row;
+}
+
+export async function revokeApiToken(store: Store, id: string): Promise<void> {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  if (!uuid.test(id) || !(await store.apiTokens.revoke(id, new Date()))) throw new NotFoundError('API token');
+}
+
+/**
+ * First start: exactly once per database, create an all-scope token: the configured one, or a generated one
+ * that is returned so the caller can print it once.
+ */
+export async function ensureBootstrapToken(store: Store, configured: string): Promise<{ created: false } | { created: true; token: string; generated: boolean }> {
+  return store.transaction(async (tx) => {
+    if (!(await tx.state.claimOnce('bootstrap_token'))) return { created: false as const };
+    const { token } = await createApiToken(tx, { name: 'bootstrap', scopes: [...API_SCOPES], token: configured || undefined });
+    return { created: true as const, token, generated: !configured };
+  });
+}

@@ -1,0 +1,78 @@
+/** Groups and memberships. */
+import { UniqueViolation, type GroupFilter, type GroupRow, type Page, type Store } from '../store/contract.js';
+import { NotFoundError, ValidationError } from './errors.js';
+
+export interface GroupView {
+  pk: string;
+  name: string;
+  users: number[];
+  users_count: number;
+  attributes: Record<string, unknown>;
+}
+
+const toGroupView = (row: GroupRow, users: number[]): GroupView => ({
+  pk: row.uuid,
+  name: row.name,
+  users,
+  users_count: users.length,
+  attributes: row.attributes,
+});
+
+const taken = (error: unknown): never => {
+  if (error instanceof UniqueViolation) throw new ValidationError({ name: ['A group with this name already exists.'] });
+  throw error;
+};
+
+async function view(store: Store, row: GroupRow): Promise<GroupView> {
+  const members = await store.groups.membersOf([row.uuid]);
+  return toGroupView(row, members.get(row.uuid)!);
+}
+
+async function existing(store: Store, uuid: string): Promise<GroupRow> {
+  const row = await store.groups.findByUuid(uuid);
+  if (!row) throw new NotFoundError('group');
+  return row;
+}
+
+export async function createGroup(store: Store, input: { name: string; attributes?: Record<string, unknown> }): Promise<GroupView> {
+  const row = await store.groups.insert(input).catch(taken);
+  return toGroupView(row, []);
+}
+
+export const getGroup = async (store: Store, uuid: string) => view(store, await existing(store, uuid));
+
+export async function listGroups(store: Store, filter: GroupFilter, page: Page): Promise<{ total: number; results: GroupView[] }> {
+  const { total, rows } = await store.groups.list(filter, page);
+  const members = await store.groups.membersOf(rows.map((row) => row.uuid));
+  return { total, results: rows.map((row) => toGroupView(row, members.get(row.uuid)!)) };
+}
+
+export async function updateGroup(store: Store, uuid: string, changes: { name?: string; attributes?: Record<string, unknown> }) {
+  return store.transaction(async (tx) => {
+    const row = await tx.groups.update(uuid, changes).catch(taken);
+    if (!row) throw new NotFoundError('group');
+    return view(tx, row);
+  });
+}
+
+export async function deleteGroup(store: Store, uuid: string): Promise<void> {
+  if (!(await store.groups.delete(uuid))) throw new NotFoundError('group');
+}
+
+/** Adds a user to a group; adding a member again changes nothing. Returns whether membership changed. */
+export async function addGroupMember(store: Store, uuid: string, userId: number): Promise<boolean> {
+  return store.transaction(async (tx) => {
+    await existing(tx, uuid);
+    if (!(await tx.users.findById(userId))) throw new NotFoundError('user');
+    return tx.groups.addMember(uuid, userId);
+  });
+}
+
+/** Removes a user from a group; removing a non-member changes nothing. Returns whether membership changed. */
+export async function removeGroupMember(store: Store, uuid: string, userId: number): Promise<boolean> {
+  return store.transaction(async (tx) => {
+    await existing(tx, uuid);
+    if (!(await tx.users.findById(userId))) throw new NotFoundError('user');
+    return tx.groups.removeMember(uuid, userId);
+  });
+}

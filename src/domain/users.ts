@@ -1,0 +1,87 @@
+/** Users: create, read, update, delete. Every write runs in one transaction. */
+import { UniqueViolation, type Page, type Store, type UserFilter, type UserRow } from '../store/contract.js';
+import { NotFoundError, ValidationError } from './errors.js';
+
+export interface UserView {
+  pk: number;
+  uuid: string;
+  username: string;
+  email: string;
+  name: string;
+  is_active: boolean;
+  last_login: string | null;
+  attributes: Record<string, unknown>;
+  groups: string[];
+}
+
+export interface CreateUser {
+  username: string;
+  email: string;
+  name: string;
+  is_active?: boolean;
+  groups?: string[];
+  attributes?: Record<string, unknown>;
+}
+
+export type UpdateUser = Partial<Pick<CreateUser, 'username' | 'email' | 'name' | 'is_active' | 'attributes'>>;
+
+export const toUserView = (row: UserRow, groups: string[]): UserView => ({
+  pk: row.id,
+  uuid: row.uuid,
+  username: row.username,
+  email: row.email,
+  name: row.name,
+  is_active: row.is_active,
+  last_login: row.last_login ? row.last_login.toISOString() : null,
+  attributes: row.attributes,
+  groups,
+});
+
+const taken = (error: unknown): never => {
+  if (error instanceof UniqueViolation) throw new ValidationError({ [error.field]: [`A user with this ${error.field} already exists.`] });
+  throw error;
+};
+
+async function view(store: Store, row: UserRow): Promise<UserView> {
+  const groups = await store.users.groupsOf([row.id]);
+  return toUserView(row, groups.get(row.id)!);
+}
+
+export async function createUser(store: Store, input: CreateUser): Promise<UserView> {
+  return store.transaction(async (tx) => {
+    const groups = [...new Set(input.groups ?? [])];
+    const missing = await tx.groups.missing(groups);
+    if (missing.length) throw new ValidationError({ groups: missing.map((uuid) => `Group ${uuid} does not exist.`) });
+    const row = await tx.users.insert(input).catch(taken);
+    for (const group of groups) await tx.groups.addMember(group, row.id);
+    return view(tx, row);
+  });
+}
+
+export async function getUser(store: Store, id: number): Promise<UserView> {
+  const row = await store.users.findById(id);
+  if (!row) throw new NotFoundError('user');
+  return view(store, row);
+}
+
+export async function listUsers(store: Store, filter: UserFilter, page: Page): Promise<{ total: number; results: UserView[] }> {
+  const { total, rows } = await store.users.list(filter, page);
+  const groups = await store.users.groupsOf(rows.map((row) => row.id));
+  return { total, results: rows.map((row) => toUserView(row, groups.get(row.id)!)) };
+}
+
+export async function updateUser(store: Store, id: number, changes: UpdateUser): Promise<UserView> {
+  return store.transaction(async (tx) => {
+    const before = await tx.users.findById(id);
+    if (!before) throw new NotFoundError('user');
+    // A new address is unproven until its owner shows they read mail there.
+    const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== before.email.toLowerCase();
+    const row = await tx.users.update(id, { ...changes, ...(emailChanged ? { email_verified: false } : {}) }).catch(taken);
+    return view(tx, row!);
+  });
+}
+
+export async function deleteUser(store: Store, id: number): Promise<void> {
+  const deleted = await store.users.delete(id);
+  if (!deleted) throw new NotFoundError('user');
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+/** `idp`: the command-line entry. Failures end with one readable line and exit code 1, never a stack trace. */
+import { Command } from 'commander';
+import { ConfigError } from './settings/load.js';
+import { ValidationError, NotFoundError } from './domain/errors.js';
+import { EmbeddedDatabaseBusy } from './store/embedded-lock.js';
+import { serve } from './cli/serve.js';
+import { tokenCommands } from './cli/tokens.js';
+import { directoryCommands } from './cli/directory.js';
+import { withRuntime, print } from './cli/context.js';
+
+const program = new Command('idp').description('OpenID Connect identity provider').showHelpAfterError();
+
+program.command('serve')
+  .description('run the web service (OIDC, API, health)')
+  .option('--port <port>', 'override server.port')
+  .option('--host <host>', 'override server.host')
+  .action(serve);
+
+program.command('migrate')
+  .description('apply database migrations and exit')
+  .action(async () => {
+    // openRuntime migrates; this command only reports.
+    await withRuntime(async ({ database }) => print(`database (${database.engine}) is at the latest schema`));
+  });
+
+tokenCommands(program);
+directoryCommands(program);
+
+function explain(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusy) return error.message;
+  if (error instanceof ValidationError) return `invalid input: ${error.message}`;
+  if (error instanceof NotFoundError) return error.message;
+  const { code, message } = error as { code?: string; message?: string };
+  if (code === 'ECONNREFUSED') return `cannot reach the database: ${message}`;
+  if (code === 'EADDRINUSE') return `the port is already in use: ${message}`;
+  return `error: ${message ?? String(error)}`;
+}
+
+program.parseAsync().catch((error: unknown) => {
+  process.stderr.write(explain(error) + '\n');
+  if (process.env.LOG_LEVEL === 'debug') console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,49 @@
+/** Composes the Koa application from its parts and runs it on the configured port. */
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import type { Settings } from './settings/schema.js';
+import type { Store } from './store/contract.js';
+import { apiMiddleware } from './api/router.js';
+import { healthRouter, type ReadinessCheck } from './observability/health.js';
+import { logRequests } from './observability/request-log.js';
+import { setSecurityHeaders } from './observability/security-headers.js';
+
+export interface AppParts {
+  settings: Settings;
+  store: Store;
+  logger: Logger;
+  readiness?: ReadinessCheck[];
+}
+
+export function createApp({ settings, store, logger, readiness = [] }: AppParts): Koa {
+  const app = new Koa({ proxy: settings.server.trust_proxy });
+  app.silent = true; // errors are logged by the layers that render them
+  const health = healthRouter([{ name: 'database', check: () => store.ping() }, ...readiness]);
+  app.use(logRequests(logger.child({ component: 'http' })));
+  app.use(setSecurityHeaders);
+  app.use(health.routes());
+  app.use(apiMiddleware(store, settings, logger.child({ component: 'api' })));
+  return app;
+}
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function listen(app: Koa, host: string, port: number): Promise<RunningServer> {
+  const server = app.listen(port, host);
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,51 @@
+/** Builds the Kysely database: embedded PGlite when no URL is configured, else a PostgreSQL pool. */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Tables } from './tables.js';
+import { pglitePool } from './pglite-pool.js';
+
+export type Engine = 'pglite' | 'postgres';
+
+export interface Database {
+  db: Kysely<Tables>;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres:// URL; empty for PGlite. */
+  url: string;
+  poolSize?: number;
+  /** PGlite data folder; omitted = in memory. */
+  dataDir?: string;
+  /** PGlite: start from this dumped data directory (tests load one migrated template). */
+  loadDataDir?: Blob;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url) {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    pool.on('error', () => {}); // an idle client dropped by the server; the next query reconnects
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    return { db, engine: 'postgres', close: () => db.destroy() };
+  }
+  if (options.dataDir) mkdirSync(path.dirname(path.resolve(options.dataDir)), { recursive: true });
+  const lite = await PGlite.create({
+    dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
+    extensions: { pg_trgm },
+  });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(lite) }) });
+  return {
+    db,
+    engine: 'pglite',
+    close: async () => {
+      await db.destroy();
+      await lite.close();
+    },
+  };
+}

@@ -1,0 +1,14 @@
+/** Runs the migrations in src/store/migrations/ (listed here so bundlers and Jest see static imports). */
+import { Migrator, type Kysely, type Migration } from 'kysely';
+import * as initial from './migrations/0001_initial.js';
+
+const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};
+
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,27 @@
+/** Composes the repositories over one Kysely handle; a transaction gets the same store bound to it. */
+import { sql, type Kysely } from 'kysely';
+import type { Store } from './contract.js';
+import type { Tables } from './tables.js';
+import { usersRepository } from './users-repository.js';
+import { groupsRepository } from './groups-repository.js';
+import { apiTokensRepository } from './api-tokens-repository.js';
+
+export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
+  const store: Store = {
+    users: usersRepository(db),
+    groups: groupsRepository(db),
+    apiTokens: apiTokensRepository(db),
+    state: {
+      async claimOnce(key) {
+        const result = await db.insertInto('instance_state').values({ key })
+          .onConflict((oc) => oc.column('key').doNothing()).executeTakeFirst();
+        return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+      },
+    },
+    transaction: (work) => (inTransaction ? work(store) : db.transaction().execute((trx) => work(createStore(trx, true)))),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+  };
+  return store;
+}

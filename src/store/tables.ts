@@ -1,0 +1,56 @@
+/** Table types for Kysely: the shape of every row as the database holds it. */
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json = ColumnType<Record<string, unknown>, string, string>;
+
+export interface UsersTable {
+  id: Generated<number>;
+  uuid: Generated<string>;
+  username: string;
+  email: string;
+  name: string;
+  password_hash: string | null;
+  email_verified: Generated<boolean>;
+  is_active: Generated<boolean>;
+  attributes: Json;
+  last_login: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface GroupsTable {
+  uuid: Generated<string>;
+  name: string;
+  attributes: Json;
+  created_at: Timestamp;
+}
+
+export interface MembershipsTable {
+  group_uuid: string;
+  user_id: number;
+}
+
+export interface ApiTokensTable {
+  id: Generated<string>;
+  name: string;
+  token_hash: string;
+  scopes: string[];
+  created_at: Timestamp;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface InstanceStateTable {
+  key: string;
+  created_at: Timestamp;
+}
+
+export interface Tables {
+  users: UsersTable;
+  groups: GroupsTable;
+  memberships: MembershipsTable;
+  api_tokens: ApiTokensTable;
+  instance_state: InstanceStateTable;
+}

@@ -1,0 +1,76 @@
+import { sql, type Kysely } from 'kysely';
+import type { NewUser, Page, Slice, UserChanges, UserFilter, UserRow, UsersRepository } from './contract.js';
+import type { Tables } from './tables.js';
+import { likeContains, mapUnique } from './unique.js';
+
+const columns = [
+  'id', 'uuid', 'username', 'email', 'name', 'email_verified', 'is_active', 'attributes', 'last_login', 'created_at', 'updated_at',
+] as const;
+
+export function usersRepository(db: Kysely<Tables>): UsersRepository {
+  const filtered = (filter: UserFilter) => {
+    let query = db.selectFrom('users');
+    if (filter.email !== undefined) query = query.where(sql`lower(email)`, '=', filter.email.toLowerCase());
+    if (filter.is_active !== undefined) query = query.where('is_active', '=', filter.is_active);
+    if (filter.search) {
+      const pattern = likeContains(filter.search);
+      query = query.where((eb) => eb.or([eb(sql`lower(name)`, 'like', pattern), eb(sql`lower(email)`, 'like', pattern)]));
+    }
+    if (filter.groups?.length) {
+      const groups = filter.groups;
+      query = query.where('id', 'in', db.selectFrom('memberships').select('user_id').where('group_uuid', 'in', groups));
+    }
+    return query;
+  };
+
+  return {
+    insert: (user: NewUser) =>
+      mapUnique(
+        db.insertInto('users')
+          .values({
+            username: user.username,
+            email: user.email,
+            name: user.name,
+            is_active: user.is_active ?? true,
+            attributes: JSON.stringify(user.attributes ?? {}),
+            password_hash: null,
+            last_login: null,
+          })
+          .returning(columns)
+          .executeTakeFirstOrThrow(),
+      ),
+
+    findById: (id) => db.selectFrom('users').select(columns).where('id', '=', id).executeTakeFirst(),
+
+    async list(filter: UserFilter, page: Page): Promise<Slice<UserRow>> {
+      const [{ total }] = await filtered(filter).select(sql<number>`count(*)::int`.as('total')).execute();
+      const rows = await filtered(filter).select(columns).orderBy('id').offset(page.offset).limit(page.limit).execute();
+      return { total, rows };
+    },
+
+    update: (id, changes: UserChanges) => {
+      const { attributes, ...plain } = changes;
+      return mapUnique(
+        db.updateTable('users')
+          .set({ ...plain, ...(attributes ? { attributes: JSON.stringify(attributes) } : {}), updated_at: sql`now()` })
+          .where('id', '=', id)
+          .returning(columns)
+          .executeTakeFirst(),
+      );
+    },
+
+    async delete(id) {
+      const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    async groupsOf(ids) {
+      const map = new Map<number, string[]>(ids.map((id) => [id, []]));
+      if (!ids.length) return map;
+      const rows = await db.selectFrom('memberships').select(['user_id', 'group_uuid'])
+        .where('user_id', 'in', ids).orderBy('group_uuid').execute();
+      for (const row of rows) map.get(row.user_id)!.push(row.group_uuid);
+      return map;
+    },
+  };
+}
