@@ -5,7 +5,9 @@ export default {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'es6' } }],
   },
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // node-config's CommonJS entry require()s its ESM build, which Jest's module system cannot: load the ESM build.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', '^config$': '<rootDir>/node_modules/config/lib/config.mjs' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30000,
+  globalSetup: '<rootDir>/test/helpers/global-setup.mjs',
 };

@@ -1,0 +1,6 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const TEMPLATE_DIR = path.join(ROOT, 'var', 'test');
+export const TEMPLATE_FILE = path.join(TEMPLATE_DIR, 'pglite-template.tar.gz');
