@@ -11,7 +11,7 @@ export const lastLine = (text: string) => text.trim().split('\n').pop() ?? '';
 export interface CliResult { code: number | null; stdout: string; stderr: string }
 
 const baseEnv = () => {
-  const env = { ...process.env, NODE_ENV: 'test' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test' };
   delete env.NODE_OPTIONS; // Jest's --experimental-vm-modules is not for the child
   delete env.NODE_CONFIG;
   return env;
