@@ -7,6 +7,7 @@ import { EmbeddedDatabaseBusy } from './store/embedded-lock.js';
 import { serve } from './cli/serve.js';
 import { tokenCommands } from './cli/tokens.js';
 import { directoryCommands } from './cli/directory.js';
+import { keyCommands } from './cli/keys.js';
 import { withRuntime, print } from './cli/context.js';
 
 const program = new Command('idp').description('OpenID Connect identity provider').showHelpAfterError();
@@ -17,6 +18,10 @@ program.command('serve')
   .option('--host <host>', 'override server.host')
   .action(serve);
 
+program.command('worker')
+  .description('run the outbox relay and the delivery workers (webhooks, backchannel logout)')
+  .action(async () => (await import('./cli/worker.js')).worker());
+
 program.command('migrate')
   .description('apply database migrations and exit')
   .action(async () => {
@@ -26,6 +31,7 @@ program.command('migrate')
 
 tokenCommands(program);
 directoryCommands(program);
+keyCommands(program);
 
 function explain(error: unknown): string {
   if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusy) return error.message;

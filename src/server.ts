@@ -9,22 +9,32 @@ import { apiMiddleware } from './api/router.js';
 import { healthRouter, type ReadinessCheck } from './observability/health.js';
 import { logRequests } from './observability/request-log.js';
 import { setSecurityHeaders } from './observability/security-headers.js';
+import type { Oidc } from './oidc/setup.js';
+import type { Enqueue } from './domain/deliveries.js';
 
 export interface AppParts {
   settings: Settings;
   store: Store;
   logger: Logger;
   readiness?: ReadinessCheck[];
+  /** OpenID Connect sign-in (built by setupOidc); omitted, the app serves only the API and health. */
+  oidc?: Oidc;
+  /** Queues a delivery again (redelivery from the API); omitted, redelivery answers 503. */
+  enqueue?: Enqueue;
 }
 
-export function createApp({ settings, store, logger, readiness = [] }: AppParts): Koa {
+export function createApp({ settings, store, logger, readiness = [], oidc, enqueue }: AppParts): Koa {
   const app = new Koa({ proxy: settings.server.trust_proxy });
   app.silent = true; // errors are logged by the layers that render them
   const health = healthRouter([{ name: 'database', check: () => store.ping() }, ...readiness]);
   app.use(logRequests(logger.child({ component: 'http' })));
   app.use(setSecurityHeaders);
   app.use(health.routes());
-  app.use(apiMiddleware(store, settings, logger.child({ component: 'api' })));
+  app.use(apiMiddleware(store, settings, logger.child({ component: 'api' }), enqueue));
+  if (oidc) {
+    app.keys = oidc.cookieKeys; // must equal the providers' cookie keys
+    for (const middleware of oidc.middleware) app.use(middleware);
+  }
   return app;
 }
 

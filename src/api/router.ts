@@ -1,5 +1,5 @@
 /**
- * The provisioning API at /api/v3/core. Everything under /api/ runs one pipeline — JSON errors, bearer
+ * The provisioning API at /api/v3/core and the delivery log at /api/v3/events. Everything under /api/ runs one pipeline — JSON errors, bearer
  * auth, JSON body parsing, routes — so unknown paths and methods get JSON errors too.
  */
 import Router from '@koa/router';
@@ -13,11 +13,15 @@ import { groupRoutes } from './groups.js';
 import { parseJsonBody } from './parse-json-body.js';
 import { renderApiErrors } from './render-errors.js';
 import { userRoutes } from './users.js';
+import { deliveryRoutes } from './deliveries.js';
+import type { Enqueue } from '../domain/deliveries.js';
 
-export function apiMiddleware(store: Store, settings: Settings, logger: Logger): Middleware {
+export function apiMiddleware(store: Store, settings: Settings, logger: Logger, enqueue?: Enqueue): Middleware {
   const core = new Router({ prefix: '/api/v3/core' });
   userRoutes(core, store, settings);
   groupRoutes(core, store, settings);
+  const events = new Router({ prefix: '/api/v3/events' });
+  deliveryRoutes(events, store, settings, enqueue);
 
   const pipeline: Middleware = compose<any>([
     renderApiErrors(logger, settings.api.max_body_bytes),
@@ -25,6 +29,8 @@ export function apiMiddleware(store: Store, settings: Settings, logger: Logger):
     parseJsonBody(settings.api.max_body_bytes),
     core.routes(),
     core.allowedMethods(),
+    events.routes(),
+    events.allowedMethods(),
   ]);
   return (ctx, next) => (ctx.path === '/api' || ctx.path.startsWith('/api/') ? pipeline(ctx, next) : next());
 }

@@ -34,6 +34,13 @@ export const groupFields = {
 export const groupCreate = { type: 'object', additionalProperties: false, required: ['name'], properties: groupFields } as const;
 export const groupPatch = { type: 'object', additionalProperties: false, properties: groupFields } as const;
 
+export const setPasswordBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['password'],
+  properties: { password: { type: 'string', description: 'New password; length limits from passwords.min_length/max_length; must not equal the e-mail.' } },
+} as const;
+
 export const memberBody = {
   type: 'object',
   additionalProperties: false,
@@ -67,3 +74,12 @@ export const groupListQuery = {
 /** Server-managed user fields: accepted and ignored in bodies, so a fetched object can be sent back. */
 export const readOnlyUserFields = ['pk', 'uuid', 'last_login'] as const;
 export const readOnlyGroupFields = ['pk', 'users', 'users_count'] as const;
+
+export const deliveryListQuery = {
+  type: 'object',
+  properties: {
+    ...pageQuery,
+    status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+    app: { type: 'string', maxLength: 63, description: 'Application slug.' },
+  },
+} as const;

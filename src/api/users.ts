@@ -3,11 +3,12 @@ import type Router from '@koa/router';
 import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import { createUser, deleteUser, getUser, listUsers, updateUser, type CreateUser, type UpdateUser } from '../domain/users.js';
+import { setPassword } from '../domain/passwords.js';
 import { fieldErrors } from './errors.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { userPk } from './path-params.js';
 import { requireScope } from './require-scope.js';
-import { readOnlyUserFields, userCreate, userListQuery, userPatch } from './schemas.js';
+import { readOnlyUserFields, setPasswordBody, userCreate, userListQuery, userPatch } from './schemas.js';
 import { validateBody, validateQuery } from './validate.js';
 
 interface UserListQuery { page?: number; page_size?: number; groups?: string[]; email?: string; search?: string; is_active?: boolean }
@@ -46,6 +47,13 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
     }
     const changes = validateBody<UpdateUser>(userPatch, body, readOnlyUserFields);
     ctx.body = await updateUser(store, pk, changes);
+  });
+
+  router.post('/users/:pk/set_password/', write, async (ctx) => {
+    const pk = userPk(ctx.params.pk);
+    const { password } = validateBody<{ password: string }>(setPasswordBody, ctx.request.body);
+    await setPassword(store, pk, password, settings.passwords);
+    ctx.status = 204;
   });
 
   router.delete('/users/:pk/', write, async (ctx) => {

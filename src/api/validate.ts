@@ -16,6 +16,7 @@ function message(error: ErrorObject): string {
     case 'maxLength': return `Ensure this field has no more than ${params.limit} characters.`;
     case 'minimum': return `Ensure this value is greater than or equal to ${params.limit}.`;
     case 'maximum': return `Ensure this value is less than or equal to ${params.limit}.`;
+    case 'enum': return `Select one of: ${(params.allowedValues as string[]).join(', ')}.`;
     case 'maxItems': return `Ensure this field has no more than ${params.limit} elements.`;
     case 'format': return params.format === 'email' ? 'Enter a valid email address.' : `Must be a valid ${String(params.format).toUpperCase()}.`;
     case 'type': {

@@ -4,7 +4,10 @@ import { createLogger } from '../observability/logger.js';
 import { openRuntime } from '../runtime.js';
 import { createApp, listen } from '../server.js';
 import { ensureBootstrapToken } from '../domain/api-tokens.js';
+import { startSweeping } from '../oidc/sweep-expired.js';
 import { print } from './context.js';
+import { startWorkers } from '../../jobs/worker.js';
+import { startProducer } from '../queue/producer.js';
 
 export async function serve(options: { port?: string; host?: string }): Promise<void> {
   const overrides: Record<string, unknown> = {};
@@ -15,7 +18,15 @@ export async function serve(options: { port?: string; host?: string }): Promise<
   const logger = createLogger(settings.log.level);
   const runtime = await openRuntime(settings);
   const bootstrap = await ensureBootstrapToken(runtime.store, settings.bootstrap.token);
-  const server = await listen(createApp({ settings, store: runtime.store, logger }), settings.server.host, settings.server.port);
+  // Imported here so other commands do not load the engine (it prints a runtime notice on import).
+  const { setupOidc } = await import('../oidc/setup.js');
+  const oidc = await setupOidc(settings, runtime.store, logger.child({ component: 'oidc' }));
+  // Embedded (the laptop default): this process also relays the outbox and delivers. Otherwise run `idp worker`.
+  const background = settings.worker.embedded ? startWorkers(runtime.store, settings, logger.child({ component: 'worker' })) : startProducer(settings);
+  const readiness = [{ name: 'redis', check: () => background.ping() }];
+  const app = createApp({ settings, store: runtime.store, logger, oidc, enqueue: background.enqueue, readiness });
+  const server = await listen(app, settings.server.host, settings.server.port);
+  const stopSweeping = startSweeping(runtime.store, logger.child({ component: 'sweeper' }));
 
   logger.info({ url: server.url, database: runtime.database.engine }, 'identity service listening');
   print(`Identity service listening on ${server.url} (public URL ${settings.issuer.base_url}, database: ${runtime.database.engine})`);
@@ -34,7 +45,9 @@ export async function serve(options: { port?: string; host?: string }): Promise<
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    stopSweeping();
     await server.close();
+    await background.close();
     await runtime.close();
     process.exit(0);
   };

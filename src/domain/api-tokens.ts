@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ApiTokenRow, Store } from '../store/contract.js';
 import { NotFoundError, ValidationError } from './errors.js';
 
-export const API_SCOPES = ['users:read', 'users:write', 'groups:read', 'groups:write'] as const;
+export const API_SCOPES = ['users:read', 'users:write', 'groups:read', 'groups:write', 'events:read', 'events:write'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
 
 const PREFIX = 'idp_';

@@ -1,6 +1,7 @@
 /** Groups and memberships. */
 import { UniqueViolation, type GroupFilter, type GroupRow, type Page, type Store } from '../store/contract.js';
 import { NotFoundError, ValidationError } from './errors.js';
+import { emitMembershipChange } from './events.js';
 
 export interface GroupView {
   pk: string;
@@ -55,24 +56,36 @@ export async function updateGroup(store: Store, uuid: string, changes: { name?: 
   });
 }
 
+/** Members of a deleted group are removed from it: each removal is a `group_membership_change`. */
 export async function deleteGroup(store: Store, uuid: string): Promise<void> {
-  if (!(await store.groups.delete(uuid))) throw new NotFoundError('group');
+  await store.transaction(async (tx) => {
+    const group = await existing(tx, uuid);
+    const members = (await tx.groups.membersOf([uuid])).get(uuid)!;
+    await tx.groups.delete(uuid);
+    for (const userId of members) await emitMembershipChange(tx, (await tx.users.findById(userId))!, group.name, 'removed');
+  });
 }
 
 /** Adds a user to a group; adding a member again changes nothing. Returns whether membership changed. */
 export async function addGroupMember(store: Store, uuid: string, userId: number): Promise<boolean> {
   return store.transaction(async (tx) => {
-    await existing(tx, uuid);
-    if (!(await tx.users.findById(userId))) throw new NotFoundError('user');
-    return tx.groups.addMember(uuid, userId);
+    const group = await existing(tx, uuid);
+    const user = await tx.users.findById(userId);
+    if (!user) throw new NotFoundError('user');
+    const added = await tx.groups.addMember(uuid, userId);
+    if (added) await emitMembershipChange(tx, user, group.name, 'added');
+    return added;
   });
 }
 
 /** Removes a user from a group; removing a non-member changes nothing. Returns whether membership changed. */
 export async function removeGroupMember(store: Store, uuid: string, userId: number): Promise<boolean> {
   return store.transaction(async (tx) => {
-    await existing(tx, uuid);
-    if (!(await tx.users.findById(userId))) throw new NotFoundError('user');
-    return tx.groups.removeMember(uuid, userId);
+    const group = await existing(tx, uuid);
+    const user = await tx.users.findById(userId);
+    if (!user) throw new NotFoundError('user');
+    const removed = await tx.groups.removeMember(uuid, userId);
+    if (removed) await emitMembershipChange(tx, user, group.name, 'removed');
+    return removed;
   });
 }

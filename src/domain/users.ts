@@ -1,6 +1,7 @@
 /** Users: create, read, update, delete. Every write runs in one transaction. */
 import { UniqueViolation, type Page, type Store, type UserFilter, type UserRow } from '../store/contract.js';
 import { NotFoundError, ValidationError } from './errors.js';
+import { changedFields, emitMembershipChange, emitUserDeactivated, emitUserUpdated } from './events.js';
 
 export interface UserView {
   pk: number;
@@ -54,6 +55,7 @@ export async function createUser(store: Store, input: CreateUser): Promise<UserV
     if (missing.length) throw new ValidationError({ groups: missing.map((uuid) => `Group ${uuid} does not exist.`) });
     const row = await tx.users.insert(input).catch(taken);
     for (const group of groups) await tx.groups.addMember(group, row.id);
+    for (const group of groups) await emitMembershipChange(tx, row, (await tx.groups.findByUuid(group))!.name, 'added');
     return view(tx, row);
   });
 }
@@ -76,12 +78,20 @@ export async function updateUser(store: Store, id: number, changes: UpdateUser):
     if (!before) throw new NotFoundError('user');
     // A new address is unproven until its owner shows they read mail there.
     const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== before.email.toLowerCase();
-    const row = await tx.users.update(id, { ...changes, ...(emailChanged ? { email_verified: false } : {}) }).catch(taken);
-    return view(tx, row!);
+    const row = (await tx.users.update(id, { ...changes, ...(emailChanged ? { email_verified: false } : {}) }).catch(taken))!;
+    const changed = changedFields(before, row);
+    if (changed.length) await emitUserUpdated(tx, row, changed);
+    if (before.is_active && !row.is_active) await emitUserDeactivated(tx, row);
+    return view(tx, row);
   });
 }
 
+/** Deleting is the final deactivation: applications hear `user_deactivated` (if the user was active). */
 export async function deleteUser(store: Store, id: number): Promise<void> {
-  const deleted = await store.users.delete(id);
-  if (!deleted) throw new NotFoundError('user');
+  await store.transaction(async (tx) => {
+    const row = await tx.users.findById(id);
+    if (!row) throw new NotFoundError('user');
+    if (row.is_active) await emitUserDeactivated(tx, row);
+    await tx.users.delete(id);
+  });
 }

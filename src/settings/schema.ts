@@ -6,7 +6,7 @@ export interface Settings {
   issuer: { base_url: string };
   server: { host: string; port: number; trust_proxy: boolean };
   database: { url: string; pool_size: number };
-  redis: { url: string };
+  redis: { url: string; prefix: string };
   data_dir: string;
   secrets: { key: string };
   bootstrap: { token: string };
@@ -14,6 +14,28 @@ export interface Settings {
   api: { max_body_bytes: number; default_page_size: number; max_page_size: number };
   tokens: { access_token_ttl: number; id_token_ttl: number; refresh_token_ttl: number };
   passwords: { bcrypt_cost: number; min_length: number; max_length: number };
+  webhooks: { timeout_seconds: number; retries: number; backoff_seconds: number; allow_insecure_loopback: boolean };
+  worker: { embedded: boolean; relay_interval_ms: number; concurrency: number; stalled_interval_ms: number; requeue_after_seconds: number };
+  applications: ApplicationSettings[];
+}
+
+/** One relying party. Each gets its own issuer `{base_url}/application/o/{slug}/`. */
+export interface ApplicationSettings {
+  slug: string;
+  name: string;
+  client_id: string;
+  /** Resolved at validation from `client_secret_env` when that is given instead. */
+  client_secret?: string;
+  client_secret_env?: string;
+  redirect_uris: string[];
+  post_logout_redirect_uris: string[];
+  backchannel_logout_uri?: string;
+  scopes: string[];
+  access_group?: string;
+  require_mfa: boolean;
+  tokens: { access_token_ttl?: number; id_token_ttl?: number; refresh_token_ttl?: number };
+  /** Signed notifications of user and group changes (spec §6.1). */
+  webhook?: { url: string; secret?: string; secret_env?: string; events?: string[] };
 }
 
 const int = (minimum: number, description: string, maximum?: number) =>
@@ -30,7 +52,7 @@ const section = (description: string, properties: Record<string, object>) => ({
 export const settingsSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'api', 'tokens', 'passwords'],
+  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'api', 'tokens', 'passwords', 'webhooks', 'worker', 'applications'],
   properties: {
     issuer: section('Public identity of the service.', {
       base_url: {
@@ -54,6 +76,7 @@ export const settingsSchema = {
     }),
     redis: section('Queues and rate-limit counters.', {
       url: { type: 'string', pattern: '^$|^rediss?://', description: 'Redis URL.' },
+      prefix: { type: 'string', pattern: '^[A-Za-z0-9_:-]{1,64}$', description: 'Prefix of every queue key, so several deployments can share one Redis.' },
     }),
     data_dir: { type: 'string', minLength: 1, description: 'Folder for the embedded database, the generated secret key and local mail.' },
     secrets: section('Encryption of secrets at rest.', {
@@ -88,5 +111,63 @@ export const settingsSchema = {
       min_length: int(1, 'Shortest accepted password.'),
       max_length: int(1, 'Longest accepted password (bcrypt reads at most 72 bytes; longer ones are pre-hashed).', 1024),
     }),
+    webhooks: section('Delivery of webhooks and backchannel logout tokens.', {
+      timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 60, description: 'A receiver must answer within this time (spec: 5 s).' },
+      retries: int(0, 'Attempts after the first when a receiver fails with 5xx, 429, a timeout or a connection error.', 20),
+      backoff_seconds: { type: 'number', exclusiveMinimum: 0, description: 'First retry delay; each next one doubles (10 → 10 s, 20 s, 40 s). Fractions allowed.' },
+      allow_insecure_loopback: { type: 'boolean', description: 'Allow http:// receivers on 127.0.0.1/localhost/[::1] (tests, local development). Everything else must be https.' },
+    }),
+    worker: section('Background work (BullMQ on Redis).', {
+      embedded: { type: 'boolean', description: '`idp serve` also runs the workers and the outbox relay in-process (one process does everything). Turn off when running `idp worker` replicas.' },
+      relay_interval_ms: int(10, 'How often the outbox relay looks for new events.', 60000),
+      concurrency: int(1, 'Deliveries in flight per worker process.', 1000),
+      stalled_interval_ms: int(1000, 'How soon a delivery held by a dead worker is retried.'),
+      requeue_after_seconds: { type: 'number', exclusiveMinimum: 0, description: 'A delivery still pending this long after its last change is queued again (its job was lost, e.g. with a Redis restart). Keep it above timeout × attempts + the backoff delays.' },
+    }),
+    applications: {
+      type: 'array',
+      description: 'Relying parties allowed to sign users in (OpenID Connect clients).',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['slug', 'name', 'client_id', 'redirect_uris'],
+        properties: {
+          slug: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'Lowercase letters, digits and dashes; part of the issuer URL.' },
+          name: { type: 'string', minLength: 1, description: 'Shown on the sign-in pages.' },
+          client_id: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: 'OAuth client_id (printable ASCII, no spaces).' },
+          client_secret: { type: 'string', pattern: '^.{16,}$', description: 'Client secret (at least 16 characters).' },
+          client_secret_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Name of an environment variable holding the client secret.' },
+          redirect_uris: { type: 'array', minItems: 1, items: { type: 'string' }, description: 'Registered callback URLs.' },
+          post_logout_redirect_uris: { type: 'array', default: [], items: { type: 'string' }, description: 'Where end-session may send the browser.' },
+          backchannel_logout_uri: { type: 'string', description: 'Backchannel logout receiver.' },
+          scopes: { type: 'array', default: ['openid', 'profile', 'email'], items: { type: 'string', enum: ['openid', 'profile', 'email'] }, description: 'Scopes the application may request.' },
+          access_group: { type: 'string', minLength: 1, description: 'Only members of this group may sign in (created at start when missing).' },
+          require_mfa: { type: 'boolean', default: false, description: 'Require a second factor.' },
+          webhook: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['url'],
+            description: 'Webhook receiver of this application.',
+            properties: {
+              url: { type: 'string', pattern: '^https?://', description: 'Receiver URL (https; http only on loopback with webhooks.allow_insecure_loopback).' },
+              secret: { type: 'string', pattern: '^.{16,}$', description: 'HMAC-SHA256 signing secret (`idp secrets generate`).' },
+              secret_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable holding the secret.' },
+              events: { type: 'array', items: { type: 'string', enum: ['group_membership_change', 'user_updated', 'user_deactivated'] }, description: 'Only these event types (default: all).' },
+            },
+          },
+          tokens: {
+            type: 'object',
+            default: {},
+            additionalProperties: false,
+            description: 'Per-application token lifetimes in seconds (default: the top-level tokens).',
+            properties: {
+              access_token_ttl: int(1, 'Access token lifetime.'),
+              id_token_ttl: int(1, 'ID token lifetime.'),
+              refresh_token_ttl: int(1, 'Refresh token lifetime.'),
+            },
+          },
+        },
+      },
+    },
   },
 } as const;

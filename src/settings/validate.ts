@@ -1,12 +1,12 @@
 /** Validates merged configuration and turns the first problem into one line naming the key and the rule. */
 import { Ajv, type ErrorObject } from 'ajv';
-import { settingsSchema, type Settings } from './schema.js';
+import { settingsSchema, type ApplicationSettings, type Settings } from './schema.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, verbose: true });
+const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, verbose: true, useDefaults: true });
 const check = ajv.compile<Settings>(settingsSchema);
 
 /** `/applications/0/slug` → `applications[0].slug` */
@@ -49,6 +49,83 @@ export function formatConfigError(error: ErrorObject): string {
 }
 
 export function validateSettings(raw: unknown): Settings {
-  if (check(raw)) return raw;
+  if (check(raw)) {
+    checkApplications(raw.applications);
+    checkWebhooks(raw);
+    return raw;
+  }
   throw new ConfigError(formatConfigError(check.errors![0]));
+}
+
+/** Slugs that would shadow the shared endpoints under /application/o/. */
+const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo']);
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** https anywhere; plain http only on loopback (local development). No fragments. */
+function isAllowedRedirect(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.hash) return false;
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
+}
+
+/** Rules across entries (uniqueness) and inside one (URLs, secret source) that JSON Schema cannot say well. */
+function checkApplications(applications: ApplicationSettings[]): void {
+  const slugs = new Set<string>();
+  const clientIds = new Set<string>();
+  applications.forEach((app, index) => {
+    const key = `config: applications[${index}]`;
+    if (RESERVED_SLUGS.has(app.slug)) throw new ConfigError(`${key}.slug "${app.slug}" is reserved (authorize, token, userinfo)`);
+    if (slugs.has(app.slug)) throw new ConfigError(`${key}.slug "${app.slug}" is used by another application`);
+    if (clientIds.has(app.client_id)) throw new ConfigError(`${key}.client_id "${app.client_id}" is used by another application`);
+    slugs.add(app.slug);
+    clientIds.add(app.client_id);
+    for (const field of ['redirect_uris', 'post_logout_redirect_uris'] as const) {
+      app[field].forEach((uri, i) => {
+        if (!isAllowedRedirect(uri)) throw new ConfigError(`${key}.${field}[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`);
+      });
+    }
+    if (app.backchannel_logout_uri !== undefined && !isAllowedRedirect(app.backchannel_logout_uri)) {
+      throw new ConfigError(`${key}.backchannel_logout_uri must be an absolute https URL (http only on localhost/127.0.0.1)`);
+    }
+    if (!app.scopes.includes('openid')) throw new ConfigError(`${key}.scopes must include openid`);
+    if (app.client_secret !== undefined && app.client_secret_env !== undefined) {
+      throw new ConfigError(`${key} sets both client_secret and client_secret_env; keep one`);
+    }
+    if (app.client_secret_env !== undefined) {
+      const secret = process.env[app.client_secret_env];
+      if (!secret || secret.length < 16) {
+        throw new ConfigError(`${key}.client_secret_env names ${app.client_secret_env}, which must be set to at least 16 characters`);
+      }
+      app.client_secret = secret;
+    }
+    if (app.client_secret === undefined) throw new ConfigError(`${key}.client_secret is required (or client_secret_env)`);
+  });
+}
+
+/** Webhook receivers must use https (spec §6.1); loopback http only when the operator allows it (tests). */
+function checkWebhooks(settings: Settings): void {
+  settings.applications.forEach((app, index) => {
+    const webhook = app.webhook;
+    if (!webhook) return;
+    const key = `config: applications[${index}].webhook`;
+    let url: URL | undefined;
+    try {
+      url = new URL(webhook.url);
+    } catch { /* reported below */ }
+    const loopback = url !== undefined && (LOOPBACK.has(url.hostname) || url.hostname.startsWith('127.'));
+    const allowed = url?.protocol === 'https:' || (url?.protocol === 'http:' && loopback && settings.webhooks.allow_insecure_loopback);
+    if (!allowed) throw new ConfigError(`${key}.url must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
+    if (webhook.secret !== undefined && webhook.secret_env !== undefined) throw new ConfigError(`${key} sets both secret and secret_env; keep one`);
+    if (webhook.secret_env !== undefined) {
+      const secret = process.env[webhook.secret_env];
+      if (!secret || secret.length < 16) throw new ConfigError(`${key}.secret_env names ${webhook.secret_env}, which must be set to at least 16 characters`);
+      webhook.secret = secret;
+    }
+    if (webhook.secret === undefined) throw new ConfigError(`${key}.secret is required (or secret_env)`);
+  });
 }

@@ -82,16 +82,88 @@ export interface ApiTokensRepository {
   touch(id: string, now: Date): Promise<void>;
 }
 
+/** One oidc-provider payload (code, token, session, grant, interaction…) as the adapter stores it. */
+export interface OidcPayload {
+  model: string;
+  id: string;
+  payload: Record<string, unknown>;
+  grant_id: string | null;
+  user_code: string | null;
+  uid: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  expires_at: Date | null;
+  consumed_at: Date | null;
+}
+
+export interface OidcPayloadsRepository {
+  /** Inserts or replaces the payload of (model, id); the indexed columns follow the payload. */
+  upsert(row: Omit<OidcPayload, 'consumed_at'>): Promise<void>;
+  /** Rows that expired before `now` are invisible (the engine must never see them, even before a sweep). */
+  find(model: string, id: string, now: Date): Promise<OidcPayload | undefined>;
+  findByUid(model: string, uid: string, now: Date): Promise<OidcPayload | undefined>;
+  findByUserCode(model: string, userCode: string, now: Date): Promise<OidcPayload | undefined>;
+  /**
+   * Marks the row consumed. MUST be atomic: of concurrent callers, exactly one gets true, so a single-use
+   * credential (code, rotated refresh token) is never redeemed twice.
+   */
+  consume(model: string, id: string, now: Date): Promise<boolean>;
+  destroy(model: string, id: string): Promise<void>;
+  /** Deletes every row of any model that belongs to the grant. */
+  revokeByGrantId(grantId: string): Promise<void>;
+  /** Deletes rows whose expires_at is before `now`; returns how many. */
+  sweepExpired(now: Date): Promise<number>;
+}
+
+/** A signing key as stored: the private JWK is encrypted by the domain layer, never stored in clear. */
+export interface SigningKeyRow {
+  kid: string;
+  encrypted_jwk: string;
+  state: 'active' | 'retired';
+  created_at: Date;
+  retired_at: Date | null;
+}
+
+export interface SigningKeysRepository {
+  /** Active key first, then retired keys, newest first. */
+  list(): Promise<SigningKeyRow[]>;
+  /** Inserts `key` as the active key and retires the previous one, atomically (at most one active key). */
+  activate(key: { kid: string; encrypted_jwk: string }, now: Date): Promise<void>;
+  /** Inserts the first key unless one exists; true when this call created it (replicas starting together). */
+  insertFirst(key: { kid: string; encrypted_jwk: string }): Promise<boolean>;
+}
+
+/** The secrets side of a user: kept apart from UserRow so password hashes never travel with user views. */
+export interface CredentialsRepository {
+  /** The bcrypt hash, null when the user has none, undefined for an unknown user. */
+  passwordHash(userId: number): Promise<string | null | undefined>;
+  /** False for an unknown user. */
+  setPasswordHash(userId: number, hash: string): Promise<boolean>;
+  recordLogin(userId: number, at: Date): Promise<void>;
+  /** The user with this uuid (the OIDC subject), or undefined. */
+  findByUuid(uuid: string): Promise<UserRow | undefined>;
+}
+
 export interface InstanceState {
   /** True for exactly one caller per key, ever (first-start work such as the bootstrap token). */
   claimOnce(key: string): Promise<boolean>;
 }
+
+export type { EventsRepository, OutboxRow, DeliveryRow, DeliveryAttemptRow, DeliveryKind, DeliveryStatus, NewEvent } from './events-contract.js';
+import type { EventsRepository } from './events-contract.js';
 
 export interface Store {
   users: UsersRepository;
   groups: GroupsRepository;
   apiTokens: ApiTokensRepository;
   state: InstanceState;
+  oidcPayloads: OidcPayloadsRepository;
+  signingKeys: SigningKeysRepository;
+  credentials: CredentialsRepository;
+  /** Transactional outbox and delivery log (events-contract.ts). */
+  events: EventsRepository;
+  /** Deletes expired rows (OIDC payloads); returns how many, per kind. */
+  sweepExpired(now: Date): Promise<{ oidcPayloads: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** Resolves when the database answers. */

@@ -1,9 +1,13 @@
 /** Runs the migrations in src/store/migrations/ (listed here so bundlers and Jest see static imports). */
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import * as initial from './migrations/0001_initial.js';
+import * as oidc from './migrations/0002_oidc.js';
+import * as events from './migrations/0003_events.js';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_oidc': oidc,
+  '0003_events': events,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

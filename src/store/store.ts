@@ -5,18 +5,29 @@ import type { Tables } from './tables.js';
 import { usersRepository } from './users-repository.js';
 import { groupsRepository } from './groups-repository.js';
 import { apiTokensRepository } from './api-tokens-repository.js';
+import { oidcPayloadsRepository } from './oidc-payloads-repository.js';
+import { signingKeysRepository } from './signing-keys-repository.js';
+import { credentialsRepository } from './credentials-repository.js';
+import { eventsRepository } from './events-repository.js';
 
 export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
   const store: Store = {
     users: usersRepository(db),
     groups: groupsRepository(db),
     apiTokens: apiTokensRepository(db),
+    oidcPayloads: oidcPayloadsRepository(db),
+    signingKeys: signingKeysRepository(db),
+    credentials: credentialsRepository(db),
+    events: eventsRepository(db),
     state: {
       async claimOnce(key) {
         const result = await db.insertInto('instance_state').values({ key })
           .onConflict((oc) => oc.column('key').doNothing()).executeTakeFirst();
         return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
       },
+    },
+    async sweepExpired(now) {
+      return { oidcPayloads: await store.oidcPayloads.sweepExpired(now) };
     },
     transaction: (work) => (inTransaction ? work(store) : db.transaction().execute((trx) => work(createStore(trx, true)))),
     async ping() {

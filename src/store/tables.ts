@@ -1,5 +1,6 @@
 /** Table types for Kysely: the shape of every row as the database holds it. */
 import type { ColumnType, Generated } from 'kysely';
+import type { DeliveriesTable, DeliveryAttemptsTable, OutboxTable } from './event-tables.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json = ColumnType<Record<string, unknown>, string, string>;
@@ -47,10 +48,36 @@ export interface InstanceStateTable {
   created_at: Timestamp;
 }
 
+export interface OidcPayloadsTable {
+  model: string;
+  id: string;
+  payload: Json;
+  grant_id: string | null;
+  user_code: string | null;
+  uid: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  expires_at: Date | null;
+  consumed_at: Date | null;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  encrypted_jwk: string;
+  state: 'active' | 'retired';
+  created_at: Timestamp;
+  retired_at: Date | null;
+}
+
 export interface Tables {
+  outbox: OutboxTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
   users: UsersTable;
   groups: GroupsTable;
   memberships: MembershipsTable;
   api_tokens: ApiTokensTable;
   instance_state: InstanceStateTable;
+  oidc_payloads: OidcPayloadsTable;
+  signing_keys: SigningKeysTable;
 }

@@ -6,11 +6,14 @@ import type { Settings } from '../../src/settings/schema.js';
 import type { Engine } from '../../src/store/database.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 import { testSettings } from './settings.js';
+import { startWorkers, type Workers } from '../../jobs/worker.js';
 
 export interface TestServer {
   url: string;
   settings: Settings;
   db: TestDatabase;
+  /** The in-process outbox relay and delivery workers, when started with `{ workers: true }`. */
+  workers?: Workers;
   /** A fresh API token with these scopes (default: all). */
   token(scopes?: string[]): Promise<string>;
   /** fetch relative to the server with a bearer token; JSON bodies are encoded. */
@@ -18,11 +21,12 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(engine: Engine, overrides: Record<string, unknown> = {}): Promise<TestServer> {
+export async function startTestServer(engine: Engine, overrides: Record<string, unknown> = {}, options: { workers?: boolean } = {}): Promise<TestServer> {
   const db = await openTestDatabase(engine);
   const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, ...overrides });
   const logger = createLogger('silent');
-  const server = await listen(createApp({ settings, store: db.store, logger }), '127.0.0.1', 0);
+  const workers = options.workers ? startWorkers(db.store, settings, logger) : undefined;
+  const server = await listen(createApp({ settings, store: db.store, logger, enqueue: workers?.enqueue }), '127.0.0.1', 0);
   let adminToken: string | undefined;
   const token = async (scopes: string[] = [...API_SCOPES]) => (await createApiToken(db.store, { name: 'test', scopes })).token;
 
@@ -30,6 +34,7 @@ export async function startTestServer(engine: Engine, overrides: Record<string, 
     url: server.url,
     settings,
     db,
+    workers,
     token,
     async api(path, init = {}) {
       const bearer = init.token === undefined ? (adminToken ??= await token()) : init.token;
@@ -49,6 +54,7 @@ export async function startTestServer(engine: Engine, overrides: Record<string, 
     },
     async close() {
       await server.close();
+      await workers?.close();
       await db.close();
     },
   };

@@ -1,0 +1,61 @@
+/** Runs the background work: the outbox relay and the delivery workers. Used by `idp worker` and embedded `idp serve`. */
+import { Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Settings } from '../src/settings/schema.js';
+import type { Store } from '../src/store/contract.js';
+import { QUEUES, deliveriesQueue, enqueueAgain, redisConnection, type DeliveryJob } from '../src/queue/queues.js';
+import { outboxRelay } from './outbox-relay.js';
+import { webhookProcessor } from './webhook-delivery.js';
+
+export type Processor = (job: Job<DeliveryJob>) => Promise<void>;
+
+export interface Workers {
+  relay: ReturnType<typeof outboxRelay>;
+  /** Redelivery for the API (createApp's `enqueue`). */
+  enqueue: (delivery: { id: string; kind: string }) => Promise<void>;
+  /** Readiness: resolves while Redis answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function startWorkers(store: Store, settings: Settings, logger: Logger, extra: Record<string, Processor> = {}): Workers {
+  const processors: Record<string, Processor> = { webhook: webhookProcessor(store, settings), ...extra };
+  const producer = redisConnection(settings.redis.url, 'producer');
+  const consumer = redisConnection(settings.redis.url, 'worker');
+  for (const connection of [producer, consumer]) connection.on('error', () => {}); // reconnects; the relay logs the outage once
+  const queue = deliveriesQueue(producer, settings.redis.prefix);
+  queue.on('error', () => {});
+
+  const worker = new Worker<DeliveryJob>(
+    QUEUES.deliveries,
+    async (job) => {
+      const process = processors[job.name];
+      if (!process) throw new Error(`no processor for job ${job.name}`);
+      await process(job);
+    },
+    { connection: consumer, prefix: settings.redis.prefix, concurrency: settings.worker.concurrency, stalledInterval: settings.worker.stalled_interval_ms, lockDuration: settings.worker.stalled_interval_ms, maxStalledCount: 3 },
+  );
+  worker.on('error', () => {});
+  worker.on('failed', (job, error) => {
+    const final = job && job.attemptsMade >= (job.opts.attempts ?? 1);
+    logger.warn({ job: job?.name, deliveryId: job?.data.deliveryId, attempt: job?.attemptsMade, final, reason: error.message }, 'delivery attempt failed');
+  });
+
+  const relay = outboxRelay(store, queue, settings, logger.child({ component: 'outbox-relay' }));
+  relay.start();
+
+  return {
+    relay,
+    enqueue: enqueueAgain(queue, settings),
+    ping: async () => {
+      await producer.ping();
+    },
+    async close() {
+      await relay.stop();
+      await worker.close();
+      await queue.close();
+      producer.disconnect();
+      consumer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * Webhook events (spec §6.1), written to the outbox inside the caller's transaction. The body is
+ * serialised once, here: every attempt sends, and signs, exactly these bytes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Store, UserRow } from '../store/contract.js';
+
+export const EVENT_TYPES = ['group_membership_change', 'user_updated', 'user_deactivated'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+async function groupNames(store: Store, userId: number): Promise<string[]> {
+  const uuids = (await store.users.groupsOf([userId])).get(userId)!;
+  const rows = await Promise.all(uuids.map((uuid) => store.groups.findByUuid(uuid)));
+  return rows.flatMap((row) => (row ? [row.name] : []));
+}
+
+async function append(store: Store, type: EventType, user: UserRow, data: Record<string, unknown>, groupName: string | null = null) {
+  const body = JSON.stringify({ event_type: type, timestamp: new Date().toISOString(), data });
+  await store.events.append({ id: randomUUID(), type, body, user_uuid: user.uuid, user_groups: await groupNames(store, user.id), group_name: groupName });
+}
+
+export const emitMembershipChange = (store: Store, user: UserRow, groupName: string, action: 'added' | 'removed') =>
+  append(store, 'group_membership_change', user, { user_id: user.uuid, user_email: user.email, group_name: groupName, action }, groupName);
+
+export const emitUserUpdated = (store: Store, user: UserRow, changed: string[]) =>
+  append(store, 'user_updated', user, { user_id: user.uuid, user_email: user.email, changed });
+
+export const emitUserDeactivated = (store: Store, user: UserRow) =>
+  append(store, 'user_deactivated', user, { user_id: user.uuid, user_email: user.email });
+
+/** Profile fields whose change is a `user_updated` event; `is_active` counts when it turns true (reactivation). */
+export function changedFields(before: UserRow, after: UserRow): string[] {
+  const changed = (['username', 'email', 'name'] as const).filter((field) => before[field] !== after[field]) as string[];
+  if (JSON.stringify(before.attributes) !== JSON.stringify(after.attributes)) changed.push('attributes');
+  if (!before.is_active && after.is_active) changed.push('is_active');
+  return changed;
+}

@@ -1,0 +1,68 @@
+/**
+ * Password hashing (bcrypt) and policy. bcrypt reads at most 72 bytes: longer passwords are pre-hashed with
+ * SHA-256 (base64, 44 bytes) so every byte counts instead of being silently truncated.
+ */
+import { createHash } from 'node:crypto';
+import bcrypt from 'bcrypt';
+import type { Store, UserRow } from '../store/contract.js';
+import { findUserByEmail } from './applications.js';
+import { NotFoundError, ValidationError } from './errors.js';
+
+export interface PasswordPolicy {
+  bcrypt_cost: number;
+  min_length: number;
+  max_length: number;
+}
+
+const BCRYPT_MAX_BYTES = 72;
+
+function bcryptInput(password: string): string {
+  return Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES
+    ? createHash('sha256').update(password, 'utf8').digest('base64')
+    : password;
+}
+
+export const hashPassword = (password: string, cost: number) => bcrypt.hash(bcryptInput(password), cost);
+
+export const verifyPassword = (password: string, hash: string) => bcrypt.compare(bcryptInput(password), hash);
+
+/**
+ * A valid hash of a random password, computed once per cost: unknown e-mails and users without a
+ * password are verified against it so their answer takes as long as a real one.
+ */
+const dummyHashes = new Map<number, Promise<string>>();
+export function dummyHash(cost: number): Promise<string> {
+  let hash = dummyHashes.get(cost);
+  if (!hash) dummyHashes.set(cost, (hash = bcrypt.hash(`dummy-${Math.random()}`, cost)));
+  return hash;
+}
+
+/** The policy's complaints about `password` (empty when it is acceptable). */
+export function policyProblems(password: string, email: string, policy: PasswordPolicy): string[] {
+  const problems: string[] = [];
+  const length = [...password].length;
+  if (length < policy.min_length) problems.push(`Ensure this field has at least ${policy.min_length} characters.`);
+  if (length > policy.max_length) problems.push(`Ensure this field has no more than ${policy.max_length} characters.`);
+  if (password.trim().toLowerCase() === email.trim().toLowerCase()) problems.push('The password must not be the e-mail address.');
+  return problems;
+}
+
+/** Sets a user's password after checking the policy. */
+export async function setPassword(store: Store, userId: number, password: string, policy: PasswordPolicy): Promise<void> {
+  const user = await store.users.findById(userId);
+  if (!user) throw new NotFoundError('user');
+  const problems = policyProblems(password, user.email, policy);
+  if (problems.length) throw new ValidationError({ password: problems });
+  await store.credentials.setPasswordHash(userId, await hashPassword(password, policy.bcrypt_cost));
+}
+
+/**
+ * The active user whose e-mail and password match, else undefined. Unknown e-mails and users without a
+ * password are checked against a dummy hash, so the answer takes as long and says nothing more.
+ */
+export async function checkCredentials(store: Store, email: string, password: string, cost: number): Promise<UserRow | undefined> {
+  const user = email ? await findUserByEmail(store, email) : undefined;
+  const hash = user ? await store.credentials.passwordHash(user.id) : undefined;
+  const matches = await verifyPassword(password, hash ?? (await dummyHash(cost)));
+  return matches && hash && user?.is_active ? user : undefined;
+}

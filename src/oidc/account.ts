@@ -1,0 +1,38 @@
+/** findAccount for the engine: users by uuid (the subject), with the claims of spec §2.4. */
+import type { Account, FindAccount } from 'oidc-provider';
+import type { Store, UserRow } from '../store/contract.js';
+
+const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
+
+function isHttpsUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Every claim we know about a user; the engine keeps those the granted scopes ask for. */
+export function userClaims(user: UserRow, baseUrl: string): Record<string, unknown> {
+  const [first, ...rest] = user.name.trim().split(/\s+/);
+  const attributes = user.attributes ?? {};
+  return {
+    sub: user.uuid,
+    name: user.name,
+    given_name: text(attributes.first_name) ?? first ?? '',
+    family_name: text(attributes.last_name) ?? rest.join(' '),
+    email: user.email,
+    email_verified: user.email_verified,
+    picture: isHttpsUrl(attributes.avatar) ? attributes.avatar : `${baseUrl}/avatars/${user.uuid}.svg`,
+  };
+}
+
+/** Inactive users have no account: their sessions and tokens stop working (userinfo 401, refresh invalid_grant). */
+export function findAccount(store: Store, baseUrl: string): FindAccount {
+  return async (_ctx, sub): Promise<Account | undefined> => {
+    const user = await store.credentials.findByUuid(sub);
+    if (!user || !user.is_active) return undefined;
+    return { accountId: user.uuid, claims: async () => ({ ...userClaims(user, baseUrl), sub: user.uuid }) };
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The engine configuration of one application's provider. Every protocol rule of the spec is a setting
+ * here (code flow, PKCE S256, openid required, per-app scopes and TTLs, refresh rotation); the engine does
+ * the protocol.
+ */
+import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { ApplicationSettings, Settings } from '../settings/schema.js';
+import type { Store } from '../store/contract.js';
+import type { SigningJwk } from '../domain/signing-keys.js';
+import { mayUseApplication } from '../domain/applications.js';
+import { adapterFactory } from './adapter.js';
+import { findAccount } from './account.js';
+import { renderEngineError } from './render-engine-error.js';
+
+export interface ProviderParts {
+  settings: Settings;
+  store: Store;
+  keys: SigningJwk[];
+  cookieKeys: string[];
+}
+
+const CODE_TTL = 60; // spec §8: fixed, not configurable
+
+export const interactionPath = (slug: string, uid: string) => `/if/flow/${slug}/${uid}/`;
+
+/** Spec §5 on SSO sign-ins too; and first-party apps get their grant without a consent screen. */
+function loadGrant(app: ApplicationSettings, store: Store) {
+  return async (ctx: KoaContextWithOIDC) => {
+    const { client, session, params, provider } = ctx.oidc;
+    const accountId = session!.accountId!;
+    const user = await store.credentials.findByUuid(accountId);
+    if (!user || !(await mayUseApplication(store, app, user))) {
+      throw new errors.AccessDenied('you are not allowed to use this application');
+    }
+    const grantId = ctx.oidc.result?.consent?.grantId ?? session!.grantIdFor(client!.clientId);
+    const grant = (grantId && (await provider.Grant.find(grantId))) || new provider.Grant({ clientId: client!.clientId, accountId });
+    const requested = String(params!.scope ?? '').split(' ').filter((scope) => app.scopes.includes(scope));
+    grant.addOIDCScope(requested.join(' '));
+    await grant.save();
+    return grant;
+  };
+}
+
+export function providerConfiguration(app: ApplicationSettings, parts: ProviderParts): Configuration {
+  const { settings, store } = parts;
+  const ttl = { ...settings.tokens, ...app.tokens };
+  return {
+    adapter: adapterFactory(store),
+    clients: [{
+      client_id: app.client_id,
+      client_secret: app.client_secret!,
+      client_name: app.name,
+      redirect_uris: app.redirect_uris,
+      post_logout_redirect_uris: app.post_logout_redirect_uris,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic', // the engine accepts client_secret_post as well
+      id_token_signed_response_alg: 'RS256',
+      scope: app.scopes.join(' '),
+    }],
+    jwks: { keys: parts.keys as never },
+    cookies: { keys: parts.cookieKeys },
+    findAccount: findAccount(store, settings.issuer.base_url),
+    scopes: ['openid', 'profile', 'email'],
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'given_name', 'family_name', 'picture'],
+      email: ['email', 'email_verified'],
+    },
+    conformIdTokenClaims: false,
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
+    features: {
+      devInteractions: { enabled: false },
+      rpInitiatedLogout: { enabled: true },
+      pushedAuthorizationRequests: { enabled: false },
+      userinfo: { enabled: true },
+    },
+    // The engine treats a request without openid as plain OAuth; the spec requires it. This validator runs
+    // after redirect_uri validation, so the error is redirected to the application.
+    extraParams: {
+      async scope(ctx: KoaContextWithOIDC, value: string | undefined) {
+        if (ctx.oidc.route !== 'authorization') return;
+        if (!String(value ?? '').split(' ').includes('openid')) throw new errors.InvalidScope('the openid scope is required', 'openid');
+      },
+    },
+    interactions: { url: (_ctx, interaction) => interactionPath(app.slug, interaction.uid) },
+    loadExistingGrant: loadGrant(app, store),
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    // Refresh tokens live their own 30 days, not as long as the browser session.
+    expiresWithSession: async () => false,
+    ttl: {
+      AuthorizationCode: CODE_TTL,
+      AccessToken: ttl.access_token_ttl,
+      IdToken: ttl.id_token_ttl,
+      // Counted from the first issue: rotation hands out a new token, not a new 30 days.
+      RefreshToken: (_ctx, token) => Math.max(1, ttl.refresh_token_ttl - (token as { totalLifetime(): number }).totalLifetime()),
+      // A grant must outlive the refresh tokens issued from it.
+      Grant: ttl.refresh_token_ttl,
+      Interaction: 3600,
+      Session: 14 * 24 * 3600,
+    },
+    routes: {
+      authorization: '/authorize',
+      token: '/token/',
+      userinfo: '/userinfo/',
+      jwks: '/jwks/',
+      end_session: '/end-session/',
+    },
+    renderError: renderEngineError,
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * One oidc-provider instance per application (the issuer is fixed per instance), all on the same adapter,
+ * signing keys and cookie keys, so one browser session signs the user in to every application.
+ */
+import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { ApplicationSettings } from '../settings/schema.js';
+import { providerConfiguration, type ProviderParts } from './provider-config.js';
+
+export interface AppProvider {
+  app: ApplicationSettings;
+  provider: Provider;
+}
+
+export interface ProviderSet {
+  bySlug: Map<string, AppProvider>;
+  byClientId: Map<string, AppProvider>;
+  cookieKeys: string[];
+}
+
+export const SHARED_PREFIX = '/application/o';
+export const issuerOf = (baseUrl: string, slug: string) => `${baseUrl}${SHARED_PREFIX}/${slug}/`;
+
+/** The discovery document advertises the shared endpoints, not the per-app paths the engine would list. */
+function advertiseSharedEndpoints(baseUrl: string) {
+  return async function advertiseShared(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
+    await next();
+    if (ctx.oidc?.route !== 'discovery' || !ctx.body || typeof ctx.body !== 'object') return;
+    Object.assign(ctx.body as Record<string, unknown>, {
+      authorization_endpoint: `${baseUrl}${SHARED_PREFIX}/authorize/`,
+      token_endpoint: `${baseUrl}${SHARED_PREFIX}/token/`,
+      userinfo_endpoint: `${baseUrl}${SHARED_PREFIX}/userinfo/`,
+    });
+  };
+}
+
+export function createProviders(parts: ProviderParts & { logger: Logger }): ProviderSet {
+  const { settings, logger } = parts;
+  const set: ProviderSet = { bySlug: new Map(), byClientId: new Map(), cookieKeys: parts.cookieKeys };
+  for (const app of settings.applications) {
+    const provider = new Provider(issuerOf(settings.issuer.base_url, app.slug), providerConfiguration(app, parts));
+    provider.proxy = settings.server.trust_proxy;
+    provider.use(advertiseSharedEndpoints(settings.issuer.base_url) as never);
+    provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
+      logger.error({ err: error, app: app.slug, route: ctx.oidc?.route }, 'OIDC request failed');
+    });
+    const entry = { app, provider };
+    set.bySlug.set(app.slug, entry);
+    set.byClientId.set(app.client_id, entry);
+  }
+  return set;
+}

@@ -1,0 +1,43 @@
+/**
+ * Queue names and connections shared by producers (src/) and workers (jobs/). Producers fail fast while Redis
+ * is down (no offline queue), so the outbox relay keeps events in PostgreSQL until Redis is back.
+ */
+import { Queue, type JobsOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Settings } from '../settings/schema.js';
+
+export const QUEUES = { deliveries: 'deliveries' } as const;
+
+export interface DeliveryJob { deliveryId: string }
+
+export function redisConnection(url: string, role: 'producer' | 'worker'): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: role === 'worker' ? null : 1,
+    enableOfflineQueue: role === 'worker',
+    connectTimeout: 2000,
+    // A producer command caught by a dropped connection must fail, not hang the relay (workers block on purpose).
+    ...(role === 'producer' ? { commandTimeout: 5000 } : {}),
+    lazyConnect: false,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+}
+
+/** Attempts and exponential backoff (config `webhooks`): 1 + retries attempts, delays backoff·2^(n-1). */
+export function deliveryJobOptions(settings: Settings, jobId: string): JobsOptions {
+  return {
+    jobId,
+    attempts: settings.webhooks.retries + 1,
+    backoff: { type: 'exponential', delay: Math.round(settings.webhooks.backoff_seconds * 1000) },
+    removeOnComplete: { count: 1000 },
+    removeOnFail: { count: 5000 },
+  };
+}
+
+export function deliveriesQueue(connection: Redis, prefix: string): Queue<DeliveryJob> {
+  return new Queue<DeliveryJob>(QUEUES.deliveries, { connection, prefix });
+}
+
+/** Redelivery from the API: a new job (new id) for the same delivery row, with a full set of attempts. */
+export const enqueueAgain = (queue: Queue<DeliveryJob>, settings: Settings) => async (delivery: { id: string; kind: string }) => {
+  await queue.add(delivery.kind, { deliveryId: delivery.id }, deliveryJobOptions(settings, `${delivery.id}-${Date.now()}`));
+};

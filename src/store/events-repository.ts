@@ -1,0 +1,91 @@
+import { sql, type Kysely } from 'kysely';
+import type { EventsRepository, OutboxRow } from './events-contract.js';
+import type { Tables } from './tables.js';
+
+const outboxColumns = ['id', 'type', 'body', 'user_uuid', 'user_groups', 'group_name', 'created_at', 'claimed_until', 'dispatched_at'] as const;
+
+export function eventsRepository(db: Kysely<Tables>): EventsRepository {
+  return {
+    async append(event) {
+      await db.insertInto('outbox').values({
+        id: event.id, type: event.type, body: event.body, user_uuid: event.user_uuid ?? null,
+        user_groups: event.user_groups ?? [], group_name: event.group_name ?? null, claimed_until: null, dispatched_at: null,
+      }).execute();
+    },
+
+    async claimPending(limit, now, leaseMs) {
+      const until = new Date(now.getTime() + leaseMs);
+      const rows = (await db.updateTable('outbox')
+        .set({ claimed_until: until })
+        .where('id', 'in', db.selectFrom('outbox').select('id')
+          .where('dispatched_at', 'is', null)
+          .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+          .orderBy('seq').limit(limit)
+          .forUpdate().skipLocked())
+        .returning([...outboxColumns, sql<string>`seq::text`.as('seq')])
+        .execute()) as OutboxRow[];
+      return rows.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
+    },
+
+    async markDispatched(ids, now) {
+      if (ids.length) await db.updateTable('outbox').set({ dispatched_at: now }).where('id', 'in', ids).execute();
+    },
+
+    async releaseClaims(ids) {
+      if (ids.length) await db.updateTable('outbox').set({ claimed_until: null }).where('id', 'in', ids).where('dispatched_at', 'is', null).execute();
+    },
+
+    find: (id) => db.selectFrom('outbox').select([...outboxColumns, sql<string>`seq::text`.as('seq')]).where('id', '=', id).executeTakeFirst() as Promise<OutboxRow | undefined>,
+
+    async ensureDelivery(delivery) {
+      await db.insertInto('deliveries').values({ ...delivery, last_status_code: null, last_error: null })
+        .onConflict((oc) => oc.columns(['event_id', 'app', 'kind']).doNothing()).execute();
+      return db.selectFrom('deliveries').selectAll()
+        .where('event_id', '=', delivery.event_id).where('app', '=', delivery.app).where('kind', '=', delivery.kind)
+        .executeTakeFirstOrThrow();
+    },
+
+    claimStalePending: (before, limit) =>
+      db.updateTable('deliveries').set({ updated_at: sql`now()` })
+        .where('id', 'in', db.selectFrom('deliveries').select('id').where('status', '=', 'pending').where('updated_at', '<', before)
+          .orderBy('created_at').limit(limit).forUpdate().skipLocked())
+        .returningAll().execute(),
+
+    findDelivery: (id) => db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    async recordAttempt(deliveryId, outcome) {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('delivery_attempts').values({
+          delivery_id: deliveryId, attempt: outcome.attempt, status_code: outcome.status_code, error: outcome.error, duration_ms: outcome.duration_ms,
+        }).execute();
+        await trx.updateTable('deliveries').set({
+          status: outcome.status, attempts: sql`attempts + 1`, last_status_code: outcome.status_code, last_error: outcome.error, updated_at: sql`now()`,
+        }).where('id', '=', deliveryId).execute();
+      });
+    },
+
+    async listDeliveries(filter, page) {
+      let query = db.selectFrom('deliveries');
+      if (filter.status) query = query.where('status', '=', filter.status);
+      if (filter.app) query = query.where('app', '=', filter.app);
+      const [{ total }] = await query.select(sql<number>`count(*)::int`.as('total')).execute();
+      const rows = await query.selectAll().orderBy('created_at', 'desc').orderBy('id').offset(page.offset).limit(page.limit).execute();
+      return { total, rows };
+    },
+
+    async attemptsOf(ids) {
+      const map = new Map(ids.map((id) => [id, [] as Awaited<ReturnType<EventsRepository['attemptsOf']>> extends Map<string, infer V> ? V : never]));
+      if (!ids.length) return map;
+      const rows = await db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', ids).orderBy('delivery_id').orderBy('id').execute();
+      for (const row of rows) map.get(row.delivery_id)!.push(row);
+      return map;
+    },
+
+    async restoreDelivery(id, status) {
+      await db.updateTable('deliveries').set({ status }).where('id', '=', id).execute();
+    },
+
+    reopenDelivery: (id) =>
+      db.updateTable('deliveries').set({ status: 'pending', updated_at: sql`now()` }).where('id', '=', id).returningAll().executeTakeFirst(),
+  };
+}

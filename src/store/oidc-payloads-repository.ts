@@ -1,0 +1,54 @@
+/** Storage for the oidc-provider adapter: one table for every model, keyed by (model, id). */
+import { sql, type Kysely } from 'kysely';
+import type { OidcPayload, OidcPayloadsRepository } from './contract.js';
+import type { Tables } from './tables.js';
+
+const columns = ['model', 'id', 'payload', 'grant_id', 'user_code', 'uid', 'account_id', 'client_id', 'expires_at', 'consumed_at'] as const;
+
+export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsRepository {
+  const live = (model: string, now: Date) =>
+    db.selectFrom('oidc_payloads').select(columns).where('model', '=', model)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+
+  return {
+    async upsert(row) {
+      const values = { ...row, payload: JSON.stringify(row.payload) };
+      await db.insertInto('oidc_payloads').values({ ...values, consumed_at: null })
+        .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet({
+          payload: values.payload,
+          grant_id: values.grant_id,
+          user_code: values.user_code,
+          uid: values.uid,
+          account_id: values.account_id,
+          client_id: values.client_id,
+          expires_at: values.expires_at,
+        }))
+        .execute();
+    },
+
+    find: (model, id, now) => live(model, now).where('id', '=', id).executeTakeFirst() as Promise<OidcPayload | undefined>,
+    findByUid: (model, uid, now) => live(model, now).where('uid', '=', uid).executeTakeFirst() as Promise<OidcPayload | undefined>,
+    findByUserCode: (model, userCode, now) =>
+      live(model, now).where('user_code', '=', userCode).executeTakeFirst() as Promise<OidcPayload | undefined>,
+
+    async consume(model, id, now) {
+      // Compare-and-set: only the caller that flips consumed_at from null wins.
+      const result = await db.updateTable('oidc_payloads').set({ consumed_at: now })
+        .where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async destroy(model, id) {
+      await db.deleteFrom('oidc_payloads').where('model', '=', model).where('id', '=', id).execute();
+    },
+
+    async revokeByGrantId(grantId) {
+      await db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId).execute();
+    },
+
+    async sweepExpired(now) {
+      const result = await db.deleteFrom('oidc_payloads').where('expires_at', '<', sql<Date>`${now}::timestamptz`).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * A real identity service with OpenID Connect over a real database. It binds its port first, so the
+ * issuer URLs (built from issuer.base_url) point at the server the tests talk to.
+ */
+import http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../src/server.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { setupOidc, type Oidc } from '../../src/oidc/setup.js';
+import { createUser } from '../../src/domain/users.js';
+import { setPassword } from '../../src/domain/passwords.js';
+import { API_SCOPES, createApiToken } from '../../src/domain/api-tokens.js';
+import type { ApplicationSettings, Settings } from '../../src/settings/schema.js';
+import type { Engine } from '../../src/store/database.js';
+import type { Store } from '../../src/store/contract.js';
+import { openTestDatabase, type TestDatabase } from './database.js';
+import { testSettings } from './settings.js';
+
+export const PASSWORD = 'correct horse battery staple';
+
+export interface TestApp {
+  slug: string;
+  client_id: string;
+  client_secret: string;
+  redirect_uri: string;
+  issuer: string;
+}
+
+export interface OidcTestServer {
+  url: string;
+  settings: Settings;
+  db: TestDatabase;
+  store: Store;
+  oidc: Oidc;
+  apps: Record<string, TestApp>;
+  /** Creates an active user with PASSWORD (or `password: null` for none); returns its pk and uuid. */
+  user(input?: { email?: string; name?: string; attributes?: Record<string, unknown>; groups?: string[]; password?: string | null; is_active?: boolean }): Promise<{ pk: number; uuid: string; email: string }>;
+  /** The uuid of the group named `name` (access groups are created at start). */
+  groupUuid(name: string): Promise<string>;
+  apiToken(): Promise<string>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** `apps` are partial application settings; redirect_uris default to `callbackUrl`. */
+export async function startOidcServer(
+  engine: Engine,
+  callbackUrl: string,
+  apps: Array<Partial<ApplicationSettings> & { slug: string }>,
+): Promise<OidcTestServer> {
+  const db = await openTestDatabase(engine);
+  const server = http.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const applications = apps.map((app) => ({
+    name: `App ${app.slug}`,
+    client_id: `client-${app.slug}`,
+    client_secret: `secret-${app.slug}-0123456789abcdef`,
+    redirect_uris: [callbackUrl],
+    ...app,
+  }));
+  const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, issuer: { base_url: url }, applications });
+  const logger = createLogger('silent');
+  const oidc = await setupOidc(settings, db.store, logger);
+  server.on('request', createApp({ settings, store: db.store, logger, oidc }).callback());
+
+  const testApps: Record<string, TestApp> = {};
+  for (const app of settings.applications) {
+    testApps[app.slug] = {
+      slug: app.slug, client_id: app.client_id, client_secret: app.client_secret!, redirect_uri: app.redirect_uris[0]!,
+      issuer: `${url}/application/o/${app.slug}/`,
+    };
+  }
+
+  return {
+    url, settings, db, store: db.store, oidc, apps: testApps,
+    async user(input = {}) {
+      const email = input.email ?? `user${++counter}-${Date.now()}@example.com`;
+      const view = await createUser(db.store, {
+        username: email, email, name: input.name ?? 'Ada Lovelace', attributes: input.attributes, groups: input.groups,
+        is_active: input.is_active,
+      });
+      if (input.password !== null) await setPassword(db.store, view.pk, input.password ?? PASSWORD, settings.passwords);
+      return { pk: view.pk, uuid: view.uuid, email };
+    },
+    async groupUuid(name) {
+      const { rows } = await db.store.groups.list({ search: name }, { offset: 0, limit: 10 });
+      return rows.find((row) => row.name === name)!.uuid;
+    },
+    apiToken: async () => (await createApiToken(db.store, { name: 'test', scopes: [...API_SCOPES] })).token,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,202 @@
+/** The browser sign-in through the real pages, with openid-client as the relying party. */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import * as jose from 'jose';
+import * as client from 'openid-client';
+import { engines } from '../helpers/database.js';
+import { launchBrowser, signIn, waitForCallback } from '../helpers/browser.js';
+import { PASSWORD, startOidcServer, type OidcTestServer } from '../helpers/oidc-server.js';
+import { authorizationRequest, discover, startCallbackServer, type CallbackServer } from '../helpers/oidc-rp.js';
+import { runFlow, tokensOf } from '../helpers/oidc-flow.js';
+
+describe.each(engines)('OIDC sign-in (%s)', (engine) => {
+  let browser: Browser;
+  let rp: CallbackServer;
+  let idp: OidcTestServer;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    rp = await startCallbackServer();
+    idp = await startOidcServer(engine, rp.url, [
+      { slug: 'wiki' },
+      { slug: 'crm', access_group: 'crm-users' },
+    ]);
+  });
+  afterAll(async () => {
+    await idp?.close();
+    await rp?.close();
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext();
+    page = await context.newPage();
+  });
+  afterEach(async () => context.close());
+
+  /** Opens the app's authorization URL and stops on the Email page. */
+  async function openLoginPage(slug = 'wiki') {
+    const app = idp.apps[slug]!;
+    const request = await authorizationRequest(await discover(app), app);
+    const response = await page.goto(request.url.href);
+    expect(page.url()).toMatch(new RegExp(`/if/flow/${slug}/[^/]+/$`));
+    return { request, response: response! };
+  }
+
+  test('signs in through Email then Password and returns valid tokens with the claims', async () => {
+    const user = await idp.user({ name: 'Ada King Lovelace', attributes: { first_name: 'Ada', last_name: 'Lovelace' } });
+    const app = idp.apps.wiki!;
+    const flow = await runFlow(page, app, { email: user.email, password: PASSWORD });
+    expect(flow.sawLoginPage).toBe(true);
+    expect(flow.callback.searchParams.get('state')).toBe(flow.request.state);
+
+    const tokens = await tokensOf(flow);
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    expect(tokens.expires_in).toBe(300);
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    expect(tokens.scope!.split(' ').sort()).toEqual(['email', 'openid', 'profile']);
+
+    const jwks = jose.createRemoteJWKSet(new URL(`${app.issuer}jwks/`));
+    const { payload, protectedHeader } = await jose.jwtVerify(tokens.id_token!, jwks, { issuer: app.issuer, audience: app.client_id });
+    expect(protectedHeader.alg).toBe('RS256');
+    expect(protectedHeader.kid).toEqual(expect.any(String));
+    expect(payload).toMatchObject({
+      sub: user.uuid, name: 'Ada King Lovelace', given_name: 'Ada', family_name: 'Lovelace', email: user.email,
+      email_verified: false, picture: `${idp.url}/avatars/${user.uuid}.svg`, nonce: flow.request.nonce,
+    });
+    expect(payload.exp! - payload.iat!).toBe(300);
+    expect((await idp.store.users.findById(user.pk))!.last_login).toBeInstanceOf(Date);
+
+    // UserInfo through the shared path returns the same claims.
+    const userinfo = await client.fetchUserInfo(flow.config, tokens.access_token, user.uuid);
+    expect(userinfo).toMatchObject({ sub: user.uuid, name: 'Ada King Lovelace', given_name: 'Ada', family_name: 'Lovelace', email: user.email, email_verified: false });
+    const avatar = await fetch(String(payload.picture));
+    expect(avatar.status).toBe(200);
+    expect(avatar.headers.get('content-type')).toContain('image/svg+xml');
+  });
+
+  test('scopes limit the claims; given/family names fall back to splitting name; https avatars are kept', async () => {
+    const user = await idp.user({ name: 'Grace Brewster Hopper', attributes: { avatar: 'https://img.example.com/g.png' } });
+    const flow = await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD, scope: 'openid profile' });
+    const tokens = await tokensOf(flow);
+    const claims = tokens.claims()!;
+    expect(claims).toMatchObject({ sub: user.uuid, given_name: 'Grace', family_name: 'Brewster Hopper', picture: 'https://img.example.com/g.png' });
+    expect(claims).not.toHaveProperty('email');
+    const userinfo = await client.fetchUserInfo(flow.config, tokens.access_token, user.uuid);
+    expect(userinfo).not.toHaveProperty('email');
+  });
+
+  test('the pages: labels, CSP without script, no-store, readable with the stylesheet', async () => {
+    const { response } = await openLoginPage();
+    const headers = response.headers();
+    expect(headers['content-security-policy']).toContain("default-src 'none'");
+    expect(headers['content-security-policy']).not.toContain('script-src');
+    expect(headers['cache-control']).toBe('no-store');
+    expect(await page.locator('script').count()).toBe(0);
+    await expect(page.getByLabel('Email', { exact: true }).getAttribute('type')).resolves.toBe('email');
+    const css = await fetch(`${idp.url}/static/style.css`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toContain('text/css');
+  });
+
+  test('a wrong password and an unknown e-mail get the same visible error, on the page', async () => {
+    const user = await idp.user();
+    await openLoginPage();
+    await signIn(page, user.email, 'wrong password!');
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
+    expect(page.url()).toContain('/if/flow/wiki/');
+    const known = await page.content();
+
+    await openLoginPage();
+    await signIn(page, 'nobody-here@example.com', 'wrong password!');
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
+    // Apart from the e-mail, the interaction id and its CSRF token, the two pages are identical.
+    const normalise = (html: string, email: string) =>
+      html.replaceAll(email, 'EMAIL').replace(/\/if\/flow\/wiki\/[^/"]+/g, 'FLOW').replace(/name="csrf" value="[^"]+"/, 'CSRF');
+    expect(normalise(await page.content(), 'nobody-here@example.com')).toBe(normalise(known, user.email));
+  });
+
+  test('a user without a password sees the password page and fails generically', async () => {
+    const user = await idp.user({ password: null });
+    await openLoginPage();
+    await signIn(page, user.email, 'anything at all');
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
+  });
+
+  test('an inactive user cannot sign in', async () => {
+    const user = await idp.user({ is_active: false });
+    await openLoginPage();
+    await signIn(page, user.email, PASSWORD);
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
+  });
+
+  test('a form post with a foreign CSRF token is refused', async () => {
+    const user = await idp.user();
+    await openLoginPage();
+    const action = new URL('email', page.url()).href;
+    const response = await context.request.post(action, { form: { csrf: 'forged', email: user.email }, maxRedirects: 0 });
+    expect(response.status()).toBe(403);
+  });
+
+  test('outside the access group: the login path ends with access_denied at the application', async () => {
+    const user = await idp.user();
+    const flow = await runFlow(page, idp.apps.crm!, { email: user.email, password: PASSWORD });
+    expect(flow.callback.searchParams.get('error')).toBe('access_denied');
+    expect(flow.callback.searchParams.get('state')).toBe(flow.request.state);
+    expect(flow.callback.searchParams.has('code')).toBe(false);
+  });
+
+  test('SSO: signed in to one app, a second app signs in without a login page', async () => {
+    const user = await idp.user({ groups: [await idp.groupUuid('crm-users')] });
+    const first = await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
+    expect((await tokensOf(first)).claims()!.sub).toBe(user.uuid);
+
+    const second = await runFlow(page, idp.apps.crm!, {});
+    expect(second.sawLoginPage).toBe(false);
+    const tokens = await tokensOf(second);
+    expect(tokens.claims()).toMatchObject({ sub: user.uuid, iss: idp.apps.crm!.issuer, aud: idp.apps.crm!.client_id });
+  });
+
+  test('SSO outside the access group: access_denied without a login page', async () => {
+    const user = await idp.user();
+    await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
+    const second = await runFlow(page, idp.apps.crm!, {});
+    expect(second.sawLoginPage).toBe(false);
+    expect(second.callback.searchParams.get('error')).toBe('access_denied');
+  });
+
+  test('a member of the access group signs in on the login path', async () => {
+    const user = await idp.user({ groups: [await idp.groupUuid('crm-users')] });
+    const flow = await runFlow(page, idp.apps.crm!, { email: user.email, password: PASSWORD });
+    expect(flow.callback.searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  test('a deactivated user\'s tokens stop working: UserInfo 401, refresh invalid_grant', async () => {
+    const user = await idp.user();
+    const flow = await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
+    const tokens = await tokensOf(flow);
+    await idp.store.users.update(user.pk, { is_active: false });
+
+    const userinfo = await fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } });
+    expect(userinfo.status).toBe(401);
+    expect(userinfo.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    await expect(client.refreshTokenGrant(flow.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  test('UserInfo without a valid token: 401 with WWW-Authenticate Bearer error="invalid_token"', async () => {
+    for (const headers of [{ Authorization: 'Bearer not-a-token' }, {} as Record<string, string>]) {
+      const response = await fetch(`${idp.url}/application/o/userinfo/`, { headers });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+      expect(await response.json()).toMatchObject({ error: 'invalid_token' });
+    }
+  });
+
+  test('the sign-in page of an unknown interaction says it expired', async () => {
+    const response = await page.goto(`${idp.url}/if/flow/wiki/not-a-real-uid/`);
+    expect(response!.status()).toBe(400);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('sign in again');
+  });
+
+  void waitForCallback;
+});
