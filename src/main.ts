@@ -6,6 +6,7 @@ import { ValidationError, NotFoundError } from './domain/errors.js';
 import { EmbeddedDatabaseBusy } from './store/embedded-lock.js';
 import { serve } from './cli/serve.js';
 import { tokenCommands } from './cli/tokens.js';
+import { configCommands } from './cli/config.js';
 import { directoryCommands } from './cli/directory.js';
 import { keyCommands } from './cli/keys.js';
 import { withRuntime, print } from './cli/context.js';
@@ -30,6 +31,7 @@ program.command('migrate')
   });
 
 tokenCommands(program);
+configCommands(program);
 directoryCommands(program);
 keyCommands(program);
 

@@ -14,7 +14,7 @@ export type { Settings } from './schema.js';
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Also correct when running from dist/src/settings. */
-const configDir = [path.join(packageRoot, 'config'), path.join(packageRoot, '../config')].find((dir) =>
+export const configDir = [path.join(packageRoot, 'config'), path.join(packageRoot, '../config')].find((dir) =>
   existsSync(path.join(dir, 'default.yaml')),
 );
 

@@ -17,15 +17,16 @@ function keyOf(instancePath: string, extra?: string): string {
 }
 
 /** Describes the rule of the key's schema as a whole, so a type error and a range error read the same. */
-function describeRule(schema: Record<string, unknown>): string {
-  const { type, minimum, maximum, enum: allowed, pattern } = schema as {
-    type?: string; minimum?: number; maximum?: number; enum?: string[]; pattern?: string;
+export function describeRule(schema: Record<string, unknown>): string {
+  const { type, minimum, maximum, exclusiveMinimum, enum: allowed, pattern } = schema as {
+    type?: string; minimum?: number; maximum?: number; exclusiveMinimum?: number; enum?: string[]; pattern?: string;
   };
   if (allowed) return `must be one of ${allowed.join(', ')}`;
   if (type === 'integer' || type === 'number') {
     const noun = type === 'integer' ? 'an integer' : 'a number';
     if (minimum !== undefined && maximum !== undefined) return `must be ${noun} between ${minimum} and ${maximum}`;
     if (minimum !== undefined) return `must be ${noun} ≥ ${minimum}`;
+    if (exclusiveMinimum !== undefined) return `must be ${noun} > ${exclusiveMinimum}${maximum !== undefined ? ` and ≤ ${maximum}` : ''}`;
     return `must be ${noun}`;
   }
   if (type === 'string' && pattern) return `must match ${pattern} (${String(schema.description ?? '')})`.replace(' ()', '');
