@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import {
-  addGroupMember, createGroup, deleteGroup, getGroup, listGroups, removeGroupMember, updateGroup,
+  changeGroupMembership, createGroup, deleteGroup, getGroup, listGroups, updateGroup,
 } from '../domain/groups.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { groupPk } from './path-params.js';
@@ -44,17 +44,12 @@ export function groupRoutes(router: Router, store: Store, settings: Settings): v
     ctx.status = 204;
   });
 
-  router.post('/groups/:pk/add_user/', write, async (ctx) => {
-    const pk = groupPk(ctx.params.pk);
-    const { pk: user } = validateBody<{ pk: number }>(memberBody, ctx.request.body);
-    await addGroupMember(store, pk, user);
-    ctx.status = 204;
-  });
-
-  router.post('/groups/:pk/remove_user/', write, async (ctx) => {
-    const pk = groupPk(ctx.params.pk);
-    const { pk: user } = validateBody<{ pk: number }>(memberBody, ctx.request.body);
-    await removeGroupMember(store, pk, user);
-    ctx.status = 204;
-  });
+  for (const [path, action] of [['add_user', 'added'], ['remove_user', 'removed']] as const) {
+    router.post(`/groups/:pk/${path}/`, write, async (ctx) => {
+      const pk = groupPk(ctx.params.pk);
+      const { pk: user } = validateBody<{ pk: number }>(memberBody, ctx.request.body);
+      await changeGroupMembership(store, pk, user, action);
+      ctx.status = 204;
+    });
+  }
 }

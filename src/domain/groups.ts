@@ -66,26 +66,17 @@ export async function deleteGroup(store: Store, uuid: string): Promise<void> {
   });
 }
 
-/** Adds a user to a group; adding a member again changes nothing. Returns whether membership changed. */
-export async function addGroupMember(store: Store, uuid: string, userId: number): Promise<boolean> {
+/**
+ * Adds a user to a group or removes them; repeating either changes nothing. A change emits
+ * `group_membership_change` in the same transaction. Returns whether membership changed.
+ */
+export async function changeGroupMembership(store: Store, uuid: string, userId: number, action: 'added' | 'removed'): Promise<boolean> {
   return store.transaction(async (tx) => {
     const group = await existing(tx, uuid);
     const user = await tx.users.findById(userId);
     if (!user) throw new NotFoundError('user');
-    const added = await tx.groups.addMember(uuid, userId);
-    if (added) await emitMembershipChange(tx, user, group.name, 'added');
-    return added;
-  });
-}
-
-/** Removes a user from a group; removing a non-member changes nothing. Returns whether membership changed. */
-export async function removeGroupMember(store: Store, uuid: string, userId: number): Promise<boolean> {
-  return store.transaction(async (tx) => {
-    const group = await existing(tx, uuid);
-    const user = await tx.users.findById(userId);
-    if (!user) throw new NotFoundError('user');
-    const removed = await tx.groups.removeMember(uuid, userId);
-    if (removed) await emitMembershipChange(tx, user, group.name, 'removed');
-    return removed;
+    const changed = action === 'added' ? await tx.groups.addMember(uuid, userId) : await tx.groups.removeMember(uuid, userId);
+    if (changed) await emitMembershipChange(tx, user, group.name, action);
+    return changed;
   });
 }
