@@ -7,24 +7,28 @@ import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Settings } from '../src/settings/schema.js';
 import type { Store } from '../src/store/contract.js';
-import { webhookRecipients } from '../src/domain/recipients.js';
+import type { DeliveryKind } from '../src/store/events-contract.js';
+import { backchannelRecipients, webhookRecipients } from '../src/domain/recipients.js';
 import { deliveryJobOptions, type DeliveryJob } from '../src/queue/queues.js';
 
 const BATCH = 100;
 const LEASE_MS = 30_000;
 
 export function outboxRelay(store: Store, queue: Queue<DeliveryJob>, settings: Settings, logger: Logger) {
+  async function deliver(eventId: string, app: string, kind: DeliveryKind, target: string) {
+    const delivery = await store.events.ensureDelivery({ event_id: eventId, app, kind, target });
+    if (delivery.status === 'pending' && delivery.attempts === 0) {
+      await queue.add(delivery.kind, { deliveryId: delivery.id }, deliveryJobOptions(settings, delivery.id));
+    }
+  }
+
   async function relayOnce(): Promise<number> {
     const events = await store.events.claimPending(BATCH, new Date(), LEASE_MS);
     const done: string[] = [];
     try {
       for (const event of events) {
-        for (const app of webhookRecipients(settings.applications, event)) {
-          const delivery = await store.events.ensureDelivery({ event_id: event.id, app: app.slug, kind: 'webhook', target: app.webhook!.url });
-          if (delivery.status === 'pending' && delivery.attempts === 0) {
-            await queue.add(delivery.kind, { deliveryId: delivery.id }, deliveryJobOptions(settings, delivery.id));
-          }
-        }
+        for (const app of webhookRecipients(settings.applications, event)) await deliver(event.id, app.slug, 'webhook', app.webhook!.url);
+        for (const app of backchannelRecipients(settings.applications, event)) await deliver(event.id, app.slug, 'backchannel', app.backchannel_logout_uri!);
         done.push(event.id);
       }
     } finally {

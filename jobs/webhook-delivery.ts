@@ -4,11 +4,12 @@
  * retried by BullMQ (backoff from config); any other status fails at once. Every attempt is logged.
  */
 import { createHmac } from 'node:crypto';
-import { UnrecoverableError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Settings } from '../src/settings/schema.js';
 import type { Store } from '../src/store/contract.js';
 import type { DeliveryJob } from '../src/queue/queues.js';
-import { postWithTimeout, isRetryable, describeOutcome } from './http-attempt.js';
+import { postWithTimeout } from './http-attempt.js';
+import { abandonDelivery, positionOf, settleAttempt } from './settle-attempt.js';
 
 export const signBody = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
@@ -20,13 +21,8 @@ export function webhookProcessor(store: Store, settings: Settings) {
     if (!delivery || delivery.status === 'delivered') return;
     const event = await store.events.find(delivery.event_id);
     const webhook = apps.get(delivery.app)?.webhook;
-    // Numbered across redeliveries; `last` is about this job's own attempts.
-    const attempt = delivery.attempts + 1;
-    const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    if (!event || !webhook?.secret) {
-      await store.events.recordAttempt(delivery.id, { attempt, status_code: null, error: 'the application has no webhook configured any more', duration_ms: 0, status: 'failed' });
-      throw new UnrecoverableError('application has no webhook');
-    }
+    const position = positionOf(delivery.attempts, job);
+    if (!event || !webhook?.secret) return abandonDelivery(store, delivery.id, position.attempt, 'the application has no webhook configured any more');
 
     const result = await postWithTimeout(delivery.target, {
       body: event.body,
@@ -39,12 +35,6 @@ export function webhookProcessor(store: Store, settings: Settings) {
       timeoutMs: settings.webhooks.timeout_seconds * 1000,
       allowInsecureLoopback: settings.webhooks.allow_insecure_loopback,
     });
-    const delivered = result.status !== null && result.status >= 200 && result.status < 300;
-    const retryable = !delivered && isRetryable(result);
-    const status = delivered ? 'delivered' : retryable && !last ? 'pending' : 'failed';
-    await store.events.recordAttempt(delivery.id, { attempt, status_code: result.status, error: result.error, duration_ms: result.durationMs, status });
-    if (delivered) return;
-    if (!retryable) throw new UnrecoverableError(describeOutcome(result));
-    throw new Error(describeOutcome(result));
+    await settleAttempt(store, delivery.id, position, result);
   };
 }

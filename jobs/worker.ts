@@ -6,6 +6,9 @@ import type { Store } from '../src/store/contract.js';
 import { QUEUES, deliveriesQueue, enqueueAgain, redisConnection, type DeliveryJob } from '../src/queue/queues.js';
 import { outboxRelay } from './outbox-relay.js';
 import { webhookProcessor } from './webhook-delivery.js';
+import { startMailWorker } from './mail-delivery.js';
+import { backchannelProcessor } from './backchannel-delivery.js';
+import type { SignLogoutToken } from '../src/domain/logout.js';
 
 export type Processor = (job: Job<DeliveryJob>) => Promise<void>;
 
@@ -18,8 +21,13 @@ export interface Workers {
   close(): Promise<void>;
 }
 
-export function startWorkers(store: Store, settings: Settings, logger: Logger, extra: Record<string, Processor> = {}): Workers {
-  const processors: Record<string, Processor> = { webhook: webhookProcessor(store, settings), ...extra };
+/** `signLogoutToken` (from src/oidc: the web layer owns the engine and its keys) enables backchannel logout jobs. */
+export function startWorkers(store: Store, settings: Settings, logger: Logger, extra: Record<string, Processor> = {}, signLogoutToken?: SignLogoutToken): Workers {
+  const processors: Record<string, Processor> = {
+    webhook: webhookProcessor(store, settings),
+    ...(signLogoutToken ? { backchannel: backchannelProcessor(store, settings, signLogoutToken) } : {}),
+    ...extra,
+  };
   const producer = redisConnection(settings.redis.url, 'producer');
   const consumer = redisConnection(settings.redis.url, 'worker');
   for (const connection of [producer, consumer]) connection.on('error', () => {}); // reconnects; the relay logs the outage once
@@ -41,6 +49,7 @@ export function startWorkers(store: Store, settings: Settings, logger: Logger, e
     logger.warn({ job: job?.name, deliveryId: job?.data.deliveryId, attempt: job?.attemptsMade, final, reason: error.message }, 'delivery attempt failed');
   });
 
+  const mail = startMailWorker(settings, logger.child({ component: 'mail' }));
   const relay = outboxRelay(store, queue, settings, logger.child({ component: 'outbox-relay' }));
   relay.start();
 
@@ -53,6 +62,7 @@ export function startWorkers(store: Store, settings: Settings, logger: Logger, e
     async close() {
       await relay.stop();
       await worker.close();
+      await mail.close();
       await queue.close();
       producer.disconnect();
       consumer.disconnect();

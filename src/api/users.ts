@@ -4,6 +4,8 @@ import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import { createUser, deleteUser, getUser, listUsers, updateUser, type CreateUser, type UpdateUser } from '../domain/users.js';
 import { setPassword } from '../domain/passwords.js';
+import { createRecoveryLink } from '../domain/password-setup.js';
+import { removeMfa } from '../domain/totp.js';
 import { fieldErrors } from './errors.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { userPk } from './path-params.js';
@@ -53,6 +55,20 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
     const pk = userPk(ctx.params.pk);
     const { password } = validateBody<{ password: string }>(setPasswordBody, ctx.request.body);
     await setPassword(store, pk, password, settings.passwords);
+    ctx.status = 204;
+  });
+
+  // A one-time link (24 h) to a page where the user sets a password; it also marks the e-mail verified.
+  router.post('/users/:pk/recovery/', write, async (ctx) => {
+    const link = await createRecoveryLink(store, settings.issuer.base_url, userPk(ctx.params.pk), settings.secrets.key);
+    ctx.body = { link };
+  });
+
+  // Removes the TOTP secret and the recovery codes (lost device); the next sign-in enrols again where MFA is required.
+  router.delete('/users/:pk/mfa/', write, async (ctx) => {
+    const pk = userPk(ctx.params.pk);
+    await getUser(store, pk); // 404 for an unknown user
+    await removeMfa(store, pk);
     ctx.status = 204;
   });
 

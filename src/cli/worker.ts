@@ -9,7 +9,9 @@ export async function worker(): Promise<void> {
   const settings = await loadSettings();
   const logger = createLogger(settings.log.level);
   const runtime = await openRuntime(settings);
-  const workers = startWorkers(runtime.store, settings, logger.child({ component: 'worker' }));
+  // Imported here: loading the engine prints a runtime notice; only the worker and serve need it.
+  const { workerLogoutSigner } = await import('../oidc/worker-signer.js');
+  const workers = startWorkers(runtime.store, settings, logger.child({ component: 'worker' }), {}, workerLogoutSigner(settings, runtime.store, logger.child({ component: 'oidc' })));
   print(`Identity service worker running (queue prefix ${settings.redis.prefix}, database: ${runtime.database.engine})`);
   const stop = async () => {
     await workers.close();

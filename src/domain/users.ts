@@ -2,6 +2,7 @@
 import { UniqueViolation, type Page, type Store, type UserFilter, type UserRow } from '../store/contract.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { changedFields, emitMembershipChange, emitUserDeactivated, emitUserUpdated } from './events.js';
+import { signOutEverywhere } from './logout.js';
 
 export interface UserView {
   pk: number;
@@ -81,7 +82,10 @@ export async function updateUser(store: Store, id: number, changes: UpdateUser):
     const row = (await tx.users.update(id, { ...changes, ...(emailChanged ? { email_verified: false } : {}) }).catch(taken))!;
     const changed = changedFields(before, row);
     if (changed.length) await emitUserUpdated(tx, row, changed);
-    if (before.is_active && !row.is_active) await emitUserDeactivated(tx, row);
+    if (before.is_active && !row.is_active) {
+      await emitUserDeactivated(tx, row);
+      await signOutEverywhere(tx, row.uuid); // sessions, grants and tokens end now, not at their expiry
+    }
     return view(tx, row);
   });
 }
@@ -92,6 +96,7 @@ export async function deleteUser(store: Store, id: number): Promise<void> {
     const row = await tx.users.findById(id);
     if (!row) throw new NotFoundError('user');
     if (row.is_active) await emitUserDeactivated(tx, row);
+    await signOutEverywhere(tx, row.uuid);
     await tx.users.delete(id);
   });
 }

@@ -1,4 +1,4 @@
-/** The sign-in pages under /if/flow/{slug}/{uid}/, plus their stylesheet and the generated avatars. */
+/** The sign-in pages under /if/flow/{slug}/{uid}/, the recovery links, plus the stylesheet and generated avatars. */
 import Router from '@koa/router';
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
@@ -6,22 +6,39 @@ import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { ProviderSet } from '../oidc/providers.js';
 import { csrfTokens } from './csrf.js';
+import { ticketSigner } from './tickets.js';
+import type { SignInServices } from './services.js';
 import { loadInteraction } from './load-interaction.js';
 import { checkCsrf } from './check-csrf.js';
 import { parseForm } from './parse-form.js';
 import { showSignIn } from './show-sign-in.js';
 import { submitEmail } from './submit-email.js';
 import { submitPassword } from './submit-password.js';
+import { submitSetup } from './submit-setup.js';
+import { submitMfa } from './submit-mfa.js';
+import { submitEnrolment } from './submit-enrolment.js';
+import { submitFinish } from './submit-finish.js';
+import { showRecoveryLink, submitRecoveryLink } from './recovery-link.js';
 import { serveStatic } from './serve-static.js';
 import { serveAvatar } from './serve-avatar.js';
 
-export function interactionMiddleware(providers: ProviderSet, store: Store, settings: Settings): Middleware {
+export function interactionMiddleware(providers: ProviderSet, store: Store, settings: Settings, services: SignInServices): Middleware {
   const csrf = csrfTokens(settings.secrets.key);
+  const deps = { store, settings, services, tickets: ticketSigner(settings.secrets.key) };
   const router = new Router({ prefix: '/if/flow/:slug/:uid' });
   const load = loadInteraction(providers, csrf) as Middleware;
   const posted = [parseForm() as Middleware, load, checkCsrf(csrf) as Middleware];
   router.get('/', load, showSignIn as Middleware);
-  router.post('/email', ...posted, submitEmail as Middleware);
-  router.post('/password', ...posted, submitPassword(store, settings) as Middleware);
-  return compose<any>([serveStatic(), serveAvatar, router.routes(), router.allowedMethods()]) as Middleware;
+  router.post('/email', ...posted, submitEmail(deps) as Middleware);
+  router.post('/password', ...posted, submitPassword(deps) as Middleware);
+  router.post('/setup', ...posted, submitSetup(deps) as Middleware);
+  router.post('/mfa', ...posted, submitMfa(deps) as Middleware);
+  router.post('/enrol', ...posted, submitEnrolment(deps) as Middleware);
+  router.post('/finish', ...posted, submitFinish(deps) as Middleware);
+
+  const recovery = new Router({ prefix: '/if/recovery/:token' });
+  recovery.get('/', showRecoveryLink(deps, csrf) as unknown as Middleware);
+  recovery.post('/', parseForm() as Middleware, submitRecoveryLink(deps, csrf) as unknown as Middleware);
+
+  return compose<any>([serveStatic(), serveAvatar, router.routes(), router.allowedMethods(), recovery.routes(), recovery.allowedMethods()]) as Middleware;
 }

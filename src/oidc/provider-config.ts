@@ -10,7 +10,7 @@ import type { SigningJwk } from '../domain/signing-keys.js';
 import { mayUseApplication } from '../domain/applications.js';
 import { adapterFactory } from './adapter.js';
 import { findAccount } from './account.js';
-import { renderEngineError } from './render-engine-error.js';
+import { logoutSource, postLogoutSuccessSource, renderOidcError } from './logout-pages.js';
 
 export interface ProviderParts {
   settings: Settings;
@@ -52,6 +52,7 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
       client_name: app.name,
       redirect_uris: app.redirect_uris,
       post_logout_redirect_uris: app.post_logout_redirect_uris,
+      ...(app.backchannel_logout_uri ? { backchannel_logout_uri: app.backchannel_logout_uri } : {}),
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic', // the engine accepts client_secret_post as well
@@ -74,7 +75,10 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
     enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
     features: {
       devInteractions: { enabled: false },
-      rpInitiatedLogout: { enabled: true },
+      // Ends the SSO session without a prompt (logout-pages.ts). Backchannel: metadata and discovery from the
+      // engine, delivery by our queue (logout.ts replaces the engine's sender).
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+      backchannelLogout: { enabled: true },
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: true },
     },
@@ -110,6 +114,6 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
       jwks: '/jwks/',
       end_session: '/end-session/',
     },
-    renderError: renderEngineError,
+    renderError: renderOidcError, // renderEngineError, worded for sign-out on end-session
   };
 }

@@ -6,6 +6,7 @@ import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { ApplicationSettings } from '../settings/schema.js';
 import { providerConfiguration, type ProviderParts } from './provider-config.js';
+import { recordEndedSessions, replaceBackchannelSender } from './logout.js';
 
 export interface AppProvider {
   app: ApplicationSettings;
@@ -41,6 +42,8 @@ export function createProviders(parts: ProviderParts & { logger: Logger }): Prov
     const provider = new Provider(issuerOf(settings.issuer.base_url, app.slug), providerConfiguration(app, parts));
     provider.proxy = settings.server.trust_proxy;
     provider.use(advertiseSharedEndpoints(settings.issuer.base_url) as never);
+    provider.use(recordEndedSessions(parts.store, logger) as never);
+    replaceBackchannelSender(provider);
     provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
       logger.error({ err: error, app: app.slug, route: ctx.oidc?.route }, 'OIDC request failed');
     });

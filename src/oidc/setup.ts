@@ -9,6 +9,7 @@ import type { Store } from '../store/contract.js';
 import { ensureSigningKey, loadSigningKeys } from '../domain/signing-keys.js';
 import { ensureAccessGroups } from '../domain/applications.js';
 import { interactionMiddleware } from '../interactions/router.js';
+import { inProcessSignInServices, type SignInServices } from '../interactions/services.js';
 import { cookieKeys } from './cookie-keys.js';
 import { createProviders, type ProviderSet } from './providers.js';
 import { dispatchOidc } from './dispatch-oidc.js';
@@ -21,7 +22,8 @@ export interface Oidc {
   middleware: Middleware[];
 }
 
-export async function setupOidc(settings: Settings, store: Store, logger: Logger): Promise<Oidc> {
+/** `signIn`: rate limits and mail on Redis (`idp serve`); omitted, in-process counters and direct mail delivery. */
+export async function setupOidc(settings: Settings, store: Store, logger: Logger, signIn?: SignInServices): Promise<Oidc> {
   await ensureSigningKey(store, settings.secrets.key);
   const keys = await loadSigningKeys(store, settings.secrets.key);
   await ensureAccessGroups(store, settings.applications);
@@ -30,6 +32,6 @@ export async function setupOidc(settings: Settings, store: Store, logger: Logger
   return {
     providers,
     cookieKeys: keysForCookies,
-    middleware: [interactionMiddleware(providers, store, settings), dispatchOidc(providers, store) as Middleware],
+    middleware: [interactionMiddleware(providers, store, settings, signIn ?? inProcessSignInServices(settings, logger.child({ component: 'mail' }))), dispatchOidc(providers, store) as Middleware],
   };
 }

@@ -16,6 +16,8 @@ export interface Settings {
   passwords: { bcrypt_cost: number; min_length: number; max_length: number };
   webhooks: { timeout_seconds: number; retries: number; backoff_seconds: number; allow_insecure_loopback: boolean };
   worker: { embedded: boolean; relay_interval_ms: number; concurrency: number; stalled_interval_ms: number; requeue_after_seconds: number };
+  mail: { smtp_url: string; from: string };
+  rate_limits: { account_failures: number; account_window_seconds: number; ip_per_minute: number; interaction_attempts: number };
   applications: ApplicationSettings[];
 }
 
@@ -52,7 +54,7 @@ const section = (description: string, properties: Record<string, object>) => ({
 export const settingsSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'api', 'tokens', 'passwords', 'webhooks', 'worker', 'applications'],
+  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'api', 'tokens', 'passwords', 'webhooks', 'worker', 'mail', 'rate_limits', 'applications'],
   properties: {
     issuer: section('Public identity of the service.', {
       base_url: {
@@ -123,6 +125,16 @@ export const settingsSchema = {
       concurrency: int(1, 'Deliveries in flight per worker process.', 1000),
       stalled_interval_ms: int(1000, 'How soon a delivery held by a dead worker is retried.'),
       requeue_after_seconds: { type: 'number', exclusiveMinimum: 0, description: 'A delivery still pending this long after its last change is queued again (its job was lost, e.g. with a Redis restart). Keep it above timeout × attempts + the backoff delays.' },
+    }),
+    mail: section('Outgoing e-mail (password-setup codes), sent by the workers through the `mail` queue.', {
+      smtp_url: { type: 'string', pattern: '^(|smtps?://.+)$', description: 'SMTP server, e.g. smtp://user:pass@mail.example.com:587 (STARTTLS) or smtps://…:465. Empty: messages are logged and written to <data_dir>/mail/ (development only).' },
+      from: { type: 'string', minLength: 3, description: 'Sender address of the messages.' },
+    }),
+    rate_limits: section('Brute-force protection (counters in Redis; sign-in refuses with "try again shortly" while Redis is down).', {
+      account_failures: int(1, 'Password attempts per e-mail address within the window; further attempts are refused until it ends.'),
+      account_window_seconds: int(1, 'Window of the per-account counter.'),
+      ip_per_minute: int(1, 'Password and code attempts per client IP per minute.'),
+      interaction_attempts: int(1, 'Second-factor and setup-code attempts per sign-in.'),
     }),
     applications: {
       type: 'array',

@@ -111,6 +111,10 @@ export interface OidcPayloadsRepository {
   destroy(model: string, id: string): Promise<void>;
   /** Deletes every row of any model that belongs to the grant. */
   revokeByGrantId(grantId: string): Promise<void>;
+  /** Client ids the account holds live grants with (who must hear a backchannel logout when it is signed out everywhere). */
+  grantedClients(accountId: string, now: Date): Promise<string[]>;
+  /** Deletes every session, grant, code and token of the account; returns how many rows. */
+  destroyByAccount(accountId: string): Promise<number>;
   /** Deletes rows whose expires_at is before `now`; returns how many. */
   sweepExpired(now: Date): Promise<number>;
 }
@@ -151,6 +155,8 @@ export interface InstanceState {
 
 export type { EventsRepository, OutboxRow, DeliveryRow, DeliveryAttemptRow, DeliveryKind, DeliveryStatus, NewEvent } from './events-contract.js';
 import type { EventsRepository } from './events-contract.js';
+export type { MfaRepository, PasswordSetupRepository, SetupCodeRow, TotpCredential } from './mfa-contract.js';
+import type { MfaRepository, PasswordSetupRepository } from './mfa-contract.js';
 
 export interface Store {
   users: UsersRepository;
@@ -162,8 +168,12 @@ export interface Store {
   credentials: CredentialsRepository;
   /** Transactional outbox and delivery log (events-contract.ts). */
   events: EventsRepository;
-  /** Deletes expired rows (OIDC payloads); returns how many, per kind. */
-  sweepExpired(now: Date): Promise<{ oidcPayloads: number }>;
+  /** TOTP secrets and recovery codes (mfa-contract.ts). */
+  mfa: MfaRepository;
+  /** E-mailed setup codes and recovery links (mfa-contract.ts). */
+  passwordSetup: PasswordSetupRepository;
+  /** Deletes expired rows (OIDC payloads, setup codes and recovery links); returns how many, per kind. */
+  sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** Resolves when the database answers. */

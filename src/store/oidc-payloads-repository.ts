@@ -46,6 +46,19 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
       await db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId).execute();
     },
 
+    async grantedClients(accountId, now) {
+      const rows = await db.selectFrom('oidc_payloads').select('client_id').distinct()
+        .where('model', '=', 'Grant').where('account_id', '=', accountId).where('client_id', 'is not', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .orderBy('client_id').execute();
+      return rows.map((row) => row.client_id!);
+    },
+
+    async destroyByAccount(accountId) {
+      const result = await db.deleteFrom('oidc_payloads').where('account_id', '=', accountId).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     async sweepExpired(now) {
       const result = await db.deleteFrom('oidc_payloads').where('expires_at', '<', sql<Date>`${now}::timestamptz`).executeTakeFirst();
       return Number(result.numDeletedRows);

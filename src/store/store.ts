@@ -9,6 +9,8 @@ import { oidcPayloadsRepository } from './oidc-payloads-repository.js';
 import { signingKeysRepository } from './signing-keys-repository.js';
 import { credentialsRepository } from './credentials-repository.js';
 import { eventsRepository } from './events-repository.js';
+import { mfaRepository } from './mfa-repository.js';
+import { passwordSetupRepository } from './password-setup-repository.js';
 
 export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
   const store: Store = {
@@ -19,6 +21,8 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
     signingKeys: signingKeysRepository(db),
     credentials: credentialsRepository(db),
     events: eventsRepository(db),
+    mfa: mfaRepository(db),
+    passwordSetup: passwordSetupRepository(db),
     state: {
       async claimOnce(key) {
         const result = await db.insertInto('instance_state').values({ key })
@@ -27,7 +31,7 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
       },
     },
     async sweepExpired(now) {
-      return { oidcPayloads: await store.oidcPayloads.sweepExpired(now) };
+      return { oidcPayloads: await store.oidcPayloads.sweepExpired(now), passwordSetup: await store.passwordSetup.sweepExpired(now) };
     },
     transaction: (work) => (inTransaction ? work(store) : db.transaction().execute((trx) => work(createStore(trx, true)))),
     async ping() {

@@ -1,6 +1,7 @@
 /** Table types for Kysely: the shape of every row as the database holds it. */
 import type { ColumnType, Generated } from 'kysely';
 import type { DeliveriesTable, DeliveryAttemptsTable, OutboxTable } from './event-tables.js';
+import type { PasswordSetupCodesTable, RecoveryCodesTable, RecoveryLinksTable, TotpCredentialsTable } from './mfa-tables.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json = ColumnType<Record<string, unknown>, string, string>;
@@ -80,4 +81,8 @@ export interface Tables {
   instance_state: InstanceStateTable;
   oidc_payloads: OidcPayloadsTable;
   signing_keys: SigningKeysTable;
+  totp_credentials: TotpCredentialsTable;
+  recovery_codes: RecoveryCodesTable;
+  password_setup_codes: PasswordSetupCodesTable;
+  recovery_links: RecoveryLinksTable;
 }

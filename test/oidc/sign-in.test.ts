@@ -116,11 +116,13 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
     expect(normalise(await page.content(), 'nobody-here@example.com')).toBe(normalise(known, user.email));
   });
 
-  test('a user without a password sees the password page and fails generically', async () => {
+  // Spec §1 (issue #4): the full setup flow is tested in test/credentials/password-setup.test.ts.
+  test('a user without a password is sent to the password-setup page', async () => {
     const user = await idp.user({ password: null });
     await openLoginPage();
-    await signIn(page, user.email, 'anything at all');
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
+    await page.getByLabel('Email', { exact: true }).fill(user.email);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set your password');
   });
 
   test('an inactive user cannot sign in', async () => {

@@ -54,7 +54,7 @@ export function runOidcPayloadsConformance(open: () => Promise<TestDatabase>): v
       await store.oidcPayloads.upsert(row('sweep-live'));
       const swept = await store.sweepExpired(new Date());
       expect(swept.oidcPayloads).toBeGreaterThanOrEqual(2);
-      expect(await store.sweepExpired(new Date())).toEqual({ oidcPayloads: 0 });
+      expect(await store.sweepExpired(new Date())).toEqual({ oidcPayloads: 0, passwordSetup: 0 });
       expect(await store.oidcPayloads.find('AuthorizationCode', 'sweep-live', new Date())).toBeDefined();
     });
 

@@ -1,0 +1,33 @@
+/** The `mail` queue's worker: sends each queued message (SMTP, or a file without SMTP); a failure is retried by BullMQ. */
+import { Worker } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Settings } from '../src/settings/schema.js';
+import { deliverMail, type MailMessage } from '../src/domain/mail.js';
+import { MAIL_QUEUE } from '../src/queue/mail-queue.js';
+import { redisConnection } from '../src/queue/queues.js';
+
+export interface MailWorker {
+  close(): Promise<void>;
+}
+
+export function startMailWorker(settings: Settings, logger: Logger): MailWorker {
+  const connection = redisConnection(settings.redis.url, 'worker');
+  connection.on('error', () => {}); // reconnects; the deliveries worker already reports outages
+  const worker = new Worker<MailMessage>(MAIL_QUEUE, async (job) => deliverMail(settings, logger, job.data), {
+    connection, prefix: settings.redis.prefix, concurrency: 5,
+  });
+  worker.on('error', () => {});
+  worker.on('failed', (job, error) => {
+    const final = job && job.attemptsMade >= (job.opts.attempts ?? 1);
+    logger.warn({ job: 'mail', attempt: job?.attemptsMade, final, reason: error.message }, 'mail attempt failed');
+  });
+  return {
+    async close() {
+      // BullMQ waits for a reconnect before closing; do not let a Redis outage hold up a shutdown for long.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([worker.close(), new Promise((resolve) => { timer = setTimeout(resolve, 5000); })]);
+      clearTimeout(timer);
+      connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Outgoing e-mail. Producers hand a message to `SendMail` (the web process queues it on the `mail` queue);
+ * the workers call `deliverMail`, which speaks SMTP (mail.smtp_url) or, with no SMTP configured, logs the
+ * message and writes it to <data_dir>/mail/ so a newcomer on the embedded default can still finish a flow.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Logger } from 'pino';
+import type { Settings } from '../settings/schema.js';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export type SendMail = (message: MailMessage) => Promise<void>;
+
+export function setupCodeMessage(to: string, appName: string, code: string, minutes: number): MailMessage {
+  return {
+    to,
+    subject: `Your code to set a password: ${code}`,
+    text: `Hello,\n\nsomeone (hopefully you) is signing in to ${appName} and needs to set a password.\n\n`
+      + `Your code: ${code}\n\nIt is valid for ${minutes} minutes. If it was not you, ignore this message.\n`,
+  };
+}
+
+const transports = new Map<string, Transporter>();
+function smtpTransport(url: string): Transporter {
+  let transport = transports.get(url);
+  if (!transport) transports.set(url, (transport = nodemailer.createTransport(url)));
+  return transport;
+}
+
+/** Sends one message; throws on failure so the queue retries it. */
+export async function deliverMail(settings: Settings, logger: Logger, message: MailMessage): Promise<void> {
+  const envelope = { from: settings.mail.from, to: message.to, subject: message.subject, text: message.text };
+  if (settings.mail.smtp_url) {
+    await smtpTransport(settings.mail.smtp_url).sendMail(envelope);
+    logger.info({ subject: message.subject }, 'mail sent');
+    return;
+  }
+  const raw = await nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }).sendMail(envelope);
+  const dir = path.join(settings.data_dir, 'mail');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.eml`);
+  await writeFile(file, raw.message as Buffer, { mode: 0o600 });
+  logger.warn({ to: message.to, subject: message.subject, text: message.text, file }, 'mail.smtp_url is empty: message written to a file instead of sent');
+}

@@ -1,0 +1,98 @@
+/**
+ * Password setup for users without a password (spec §1): a 6-digit code mailed to them, valid 10 minutes
+ * and 5 tries, stored as a keyed hash; and admin recovery links (24 h, single use). Both end by setting the
+ * password under the policy and marking the e-mail verified (receiving the code or link proves it).
+ */
+import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import type { Store, UserRow } from '../store/contract.js';
+import type { PasswordPolicy } from './passwords.js';
+import { hashPassword, policyProblems } from './passwords.js';
+import { NotFoundError, ValidationError } from './errors.js';
+import { hashCode } from './seal.js';
+import { setupCodeMessage, type SendMail } from './mail.js';
+
+export const SETUP_CODE_MINUTES = 10;
+export const SETUP_CODE_TRIES = 5;
+export const RECOVERY_LINK_HOURS = 24;
+
+/** Creates (or replaces) the code of this sign-in and queues the mail. */
+export async function sendSetupCode(
+  store: Store, sendMail: SendMail, input: { id: string; user: UserRow; appName: string; key: string; now?: Date },
+): Promise<void> {
+  const now = input.now ?? new Date();
+  const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+  await store.passwordSetup.saveCode({
+    id: input.id, user_id: input.user.id, code_hash: hashCode(input.key, 'setup', code),
+    expires_at: new Date(now.getTime() + SETUP_CODE_MINUTES * 60_000),
+  });
+  await sendMail(setupCodeMessage(input.user.email, input.appName, code, SETUP_CODE_MINUTES));
+}
+
+export type SetupCodeCheck =
+  | { ok: true; userId: number }
+  | { ok: false; reason: 'wrong'; triesLeft: number }
+  | { ok: false; reason: 'expired' | 'exhausted' | 'missing' };
+
+/** Counts a try against the code of `id` and spends the code when it matches. */
+export async function checkSetupCode(store: Store, id: string, code: string, key: string, now = new Date()): Promise<SetupCodeCheck> {
+  const row = await store.passwordSetup.countAttempt(id, SETUP_CODE_TRIES, now);
+  if (!row) {
+    const current = await store.passwordSetup.findCode(id);
+    if (!current || current.used_at) return { ok: false, reason: 'missing' };
+    return { ok: false, reason: current.expires_at <= now ? 'expired' : 'exhausted' };
+  }
+  const given = Buffer.from(hashCode(key, 'setup', code.trim()));
+  const expected = Buffer.from(row.code_hash);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    const triesLeft = SETUP_CODE_TRIES - row.attempts - 1;
+    return triesLeft > 0 ? { ok: false, reason: 'wrong', triesLeft } : { ok: false, reason: 'exhausted' };
+  }
+  return (await store.passwordSetup.consumeCode(id, now)) ? { ok: true, userId: row.user_id } : { ok: false, reason: 'missing' };
+}
+
+/** The policy's and the confirmation's complaints about a new password. */
+export function newPasswordProblems(password: string, confirmation: string, email: string, policy: PasswordPolicy): string[] {
+  const problems = policyProblems(password, email, policy);
+  if (password !== confirmation) problems.push('The two passwords differ.');
+  return problems;
+}
+
+/** Sets the password and marks the e-mail verified, together. */
+export async function completePasswordSetup(store: Store, userId: number, password: string, policy: PasswordPolicy): Promise<UserRow> {
+  const hash = await hashPassword(password, policy.bcrypt_cost);
+  return store.transaction(async (tx) => {
+    await tx.credentials.setPasswordHash(userId, hash);
+    const user = await tx.users.update(userId, { email_verified: true });
+    if (!user) throw new NotFoundError('user');
+    return user;
+  });
+}
+
+/** Admin: a one-time link to the setup page, valid 24 hours. */
+export async function createRecoveryLink(store: Store, baseUrl: string, userId: number, key: string, now = new Date()): Promise<string> {
+  if (!(await store.users.findById(userId))) throw new NotFoundError('user');
+  const token = randomBytes(32).toString('base64url');
+  await store.passwordSetup.saveLink({
+    token_hash: hashCode(key, 'recovery-link', token), user_id: userId, expires_at: new Date(now.getTime() + RECOVERY_LINK_HOURS * 3_600_000),
+  });
+  return `${baseUrl.replace(/\/$/, '')}/if/recovery/${token}/`;
+}
+
+/** The user a live link belongs to. */
+export async function userOfRecoveryLink(store: Store, token: string, key: string, now = new Date()): Promise<UserRow | undefined> {
+  const userId = await store.passwordSetup.findLink(hashCode(key, 'recovery-link', token), now);
+  return userId === undefined ? undefined : store.users.findById(userId);
+}
+
+/** Spends the link and sets the password; ValidationError for a bad password (the link stays live then). */
+export async function redeemRecoveryLink(
+  store: Store, token: string, password: string, confirmation: string, key: string, policy: PasswordPolicy, now = new Date(),
+): Promise<UserRow | undefined> {
+  const user = await userOfRecoveryLink(store, token, key, now);
+  if (!user) return undefined;
+  const problems = newPasswordProblems(password, confirmation, user.email, policy);
+  if (problems.length) throw new ValidationError({ password: problems });
+  const userId = await store.passwordSetup.consumeLink(hashCode(key, 'recovery-link', token), now);
+  if (userId === undefined) return undefined;
+  return completePasswordSetup(store, userId, password, policy);
+}

@@ -1,0 +1,39 @@
+/**
+ * After the first factor (password, or a password just set): the second factor when the user has TOTP,
+ * enrolment when the application requires MFA and the user has none, else finish. Finishing checks the
+ * application's access group (spec §5) last, so nothing about membership shows before both factors.
+ */
+import type { UserRow } from '../store/contract.js';
+import { mayUseApplication } from '../domain/applications.js';
+import { hasTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
+import type { SignInDeps } from './deps.js';
+import type { InteractionContext } from './state.js';
+import { finishInteraction } from './finish-interaction.js';
+import { renderEnrolPage, renderMfaPage } from './credential-pages.js';
+
+export async function continueSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[]) {
+  const { uid } = ctx.state.interaction.details;
+  if (await hasTotp(deps.store, user.id)) return renderMfaPage(ctx, deps.tickets.sign(uid, { user: user.uuid, stage: 'mfa', amr }));
+  if (ctx.state.interaction.entry.app.require_mfa) return showEnrolment(ctx, deps, user, amr, true);
+  return completeSignIn(ctx, deps, user, amr);
+}
+
+/** The enrolment page: a new secret when `fresh`, else the pending one again (after a wrong code). */
+export async function showEnrolment(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[], fresh: boolean, error?: string) {
+  const { uid } = ctx.state.interaction.details;
+  const secret = await pendingTotpSecret(deps.store, user, deps.settings.secrets.key, fresh);
+  // Confirmed meanwhile (another tab): ask for a code like any enrolled user.
+  if (!secret) return renderMfaPage(ctx, deps.tickets.sign(uid, { user: user.uuid, stage: 'mfa', amr }));
+  const issuer = new URL(deps.settings.issuer.base_url).host;
+  const ticket = deps.tickets.sign(uid, { user: user.uuid, stage: 'enrol', amr });
+  return renderEnrolPage(ctx, ticket, secret, otpauthUrl(secret, user.email, issuer), error, error ? 400 : 200);
+}
+
+export async function completeSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[]) {
+  const { app } = ctx.state.interaction.entry;
+  if (!(await mayUseApplication(deps.store, app, user))) {
+    return finishInteraction(ctx, { error: 'access_denied', error_description: 'you are not allowed to use this application' });
+  }
+  await deps.store.credentials.recordLogin(user.id, new Date());
+  return finishInteraction(ctx, { login: { accountId: user.uuid, amr, remember: true } });
+}

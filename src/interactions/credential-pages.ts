@@ -1,0 +1,49 @@
+/** Renderers of the pages after the password: setup code, second factor, enrolment, recovery codes, limits. */
+import QRCode from 'qrcode';
+import type { InteractionContext } from './state.js';
+import { renderPage } from './render-page.js';
+
+const titleOf = (ctx: InteractionContext) => `Sign in to ${ctx.state.interaction.entry.app.name}`;
+
+function common(ctx: InteractionContext) {
+  const { entry, base, csrf } = ctx.state.interaction;
+  return { title: titleOf(ctx), appName: entry.app.name, csrf, restart: base };
+}
+
+export function renderSetupPage(ctx: InteractionContext, email: string, minLength: number, error?: string, status = 200) {
+  renderPage(ctx as never, 'setup', { ...common(ctx), action: `${ctx.state.interaction.base}setup`, email, minLength, error }, status);
+}
+
+export function renderMfaPage(ctx: InteractionContext, ticket: string, error?: string, status = 200) {
+  renderPage(ctx as never, 'mfa', { ...common(ctx), action: `${ctx.state.interaction.base}mfa`, ticket, error }, status);
+}
+
+/** The QR code is an inline data: URL (the pages' CSP allows img-src data:), so the secret never leaves this response. */
+export async function renderEnrolPage(ctx: InteractionContext, ticket: string, secret: string, otpauth: string, error?: string, status = 200) {
+  const qr = await QRCode.toDataURL(otpauth, { errorCorrectionLevel: 'M', margin: 1, scale: 6 });
+  const shown = secret.replace(/(.{4})/g, '$1 ').trim(); // easier to type by hand
+  renderPage(ctx as never, 'enrol', { ...common(ctx), action: `${ctx.state.interaction.base}enrol`, ticket, secret: shown, qr, error }, status);
+}
+
+export function renderRecoveryCodesPage(ctx: InteractionContext, ticket: string, codes: string[]) {
+  renderPage(ctx as never, 'recovery-codes', { ...common(ctx), action: `${ctx.state.interaction.base}finish`, ticket, codes });
+}
+
+export function renderUnavailablePage(ctx: InteractionContext) {
+  renderPage(ctx as never, 'error', {
+    title: 'Try again shortly',
+    heading: 'Sign-in is briefly unavailable',
+    message: 'We could not check your attempt just now. Try again shortly.',
+  }, 503);
+}
+
+export function renderRestartPage(ctx: InteractionContext, message: string) {
+  renderPage(ctx as never, 'error', { title: titleOf(ctx), heading: 'Sign in again', message }, 400);
+}
+
+/** "Try again in 14 minutes." */
+export function waitText(seconds: number): string {
+  if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}

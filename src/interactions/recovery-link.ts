@@ -1,0 +1,53 @@
+/**
+ * GET/POST /if/recovery/{token}/: the one-time link an administrator creates (POST /users/{pk}/recovery/).
+ * Opening it only shows the form (mail scanners prefetch links); setting the password spends it.
+ */
+import type { Context } from 'koa';
+import { redeemRecoveryLink, userOfRecoveryLink } from '../domain/password-setup.js';
+import { ValidationError } from '../domain/errors.js';
+import type { SignInDeps } from './deps.js';
+import type { CsrfTokens } from './csrf.js';
+import { renderPage } from './render-page.js';
+
+type RecoveryContext = Context & { params: Record<string, string>; request: { body?: Record<string, unknown> } };
+
+function expired(ctx: Context) {
+  renderPage(ctx, 'error', {
+    title: 'Link expired', heading: 'This link is no longer valid',
+    message: 'It was used already or is more than 24 hours old. Ask your administrator for a new one.',
+  }, 404);
+}
+
+function form(ctx: RecoveryContext, deps: SignInDeps, csrf: CsrfTokens, email: string, error?: string, status = 200) {
+  const token = ctx.params.token!;
+  renderPage(ctx, 'recovery', {
+    title: 'Choose a new password', action: `/if/recovery/${token}/`, csrf: csrf.tokenFor(`recovery:${token}`),
+    email, minLength: deps.settings.passwords.min_length, error,
+  }, status);
+}
+
+export function showRecoveryLink(deps: SignInDeps, csrf: CsrfTokens) {
+  return async function showRecoveryLink(ctx: RecoveryContext) {
+    const user = await userOfRecoveryLink(deps.store, ctx.params.token!, deps.settings.secrets.key);
+    if (!user?.is_active) return expired(ctx);
+    return form(ctx, deps, csrf, user.email);
+  };
+}
+
+export function submitRecoveryLink(deps: SignInDeps, csrf: CsrfTokens) {
+  return async function submitRecoveryLink(ctx: RecoveryContext) {
+    const token = ctx.params.token!;
+    const user = await userOfRecoveryLink(deps.store, token, deps.settings.secrets.key);
+    if (!user?.is_active) return expired(ctx);
+    if (!csrf.isValid(`recovery:${token}`, ctx.request.body?.csrf)) return form(ctx, deps, csrf, user.email, 'This form has expired; submit it again.', 403);
+    try {
+      const done = await redeemRecoveryLink(deps.store, token, String(ctx.request.body?.password ?? ''), String(ctx.request.body?.confirmation ?? ''),
+        deps.settings.secrets.key, deps.settings.passwords);
+      if (!done) return expired(ctx);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return form(ctx, deps, csrf, user.email, Object.values(error.fields).flat().join(' '), 400);
+    }
+    return renderPage(ctx, 'message', { title: 'Password set', heading: 'Your password is set', message: 'You can now sign in to your application with your e-mail and the new password.' });
+  };
+}

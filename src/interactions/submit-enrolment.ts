@@ -1,0 +1,31 @@
+/**
+ * POST …/enrol: confirms the pending TOTP secret with a first code, then shows ten recovery codes once.
+ * The code's time step is spent by the confirmation, so it cannot be replayed on the next page.
+ */
+import { confirmTotp } from '../domain/totp.js';
+import { issueRecoveryCodes } from '../domain/recovery-codes.js';
+import type { SignInDeps } from './deps.js';
+import type { InteractionContext } from './state.js';
+import { countAttempt } from './count-attempt.js';
+import { loadTicketUser } from './load-ticket-user.js';
+import { renderRecoveryCodesPage } from './credential-pages.js';
+import { showEnrolment } from './continue-sign-in.js';
+import { WRONG_CODE } from './submit-mfa.js';
+
+export function submitEnrolment(deps: SignInDeps) {
+  return async function submitEnrolment(ctx: InteractionContext) {
+    const loaded = await loadTicketUser(ctx, deps, 'enrol');
+    if (!loaded) return;
+    const { ticket, user } = loaded;
+    const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${ctx.state.interaction.details.uid}`]]);
+    if (limited.unavailable) return;
+    if (limited.refused) return showEnrolment(ctx, deps, user, ticket.amr, false, limited.refused);
+
+    const code = String(ctx.request.body?.code ?? '').replace(/\s/g, '');
+    const key = deps.settings.secrets.key;
+    if ((await confirmTotp(deps.store, user.id, code, key)) !== 'ok') return showEnrolment(ctx, deps, user, ticket.amr, false, WRONG_CODE);
+    const codes = await issueRecoveryCodes(deps.store, user.id, key);
+    const done = deps.tickets.sign(ctx.state.interaction.details.uid, { user: user.uuid, stage: 'done', amr: [...ticket.amr, 'otp', 'mfa'] });
+    return renderRecoveryCodesPage(ctx, done, codes);
+  };
+}

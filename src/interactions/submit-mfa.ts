@@ -1,0 +1,37 @@
+/**
+ * POST …/mfa: the second factor. Six digits are a TOTP code (each time step works once); anything else is
+ * tried as a recovery code (each works once). Attempts are limited per interaction and per IP.
+ */
+import { verifyTotp } from '../domain/totp.js';
+import { useRecoveryCode } from '../domain/recovery-codes.js';
+import type { SignInDeps } from './deps.js';
+import type { InteractionContext } from './state.js';
+import { countAttempt } from './count-attempt.js';
+import { loadTicketUser } from './load-ticket-user.js';
+import { renderMfaPage } from './credential-pages.js';
+import { completeSignIn } from './continue-sign-in.js';
+
+export const WRONG_CODE = 'That code is not right. Check your authenticator app and try again.';
+export const USED_CODE = 'That code has already been used. Wait for the next one.';
+
+export function submitMfa(deps: SignInDeps) {
+  return async function submitMfa(ctx: InteractionContext) {
+    const loaded = await loadTicketUser(ctx, deps, 'mfa');
+    if (!loaded) return;
+    const { ticket, user } = loaded;
+    const token = String(ctx.request.body?.ticket);
+    const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${ctx.state.interaction.details.uid}`]]);
+    if (limited.unavailable) return;
+    if (limited.refused) return renderMfaPage(ctx, token, limited.refused, 429);
+
+    const code = String(ctx.request.body?.code ?? '').replace(/\s/g, '');
+    const key = deps.settings.secrets.key;
+    if (/^\d{6}$/.test(code)) {
+      const outcome = await verifyTotp(deps.store, user.id, code, key);
+      if (outcome !== 'ok') return renderMfaPage(ctx, token, outcome === 'replayed' ? USED_CODE : WRONG_CODE, 400);
+      return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp', 'mfa']);
+    }
+    if (!(await useRecoveryCode(deps.store, user.id, code, key))) return renderMfaPage(ctx, token, WRONG_CODE, 400);
+    return completeSignIn(ctx, deps, user, [...ticket.amr, 'mfa']);
+  };
+}

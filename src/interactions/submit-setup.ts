@@ -1,0 +1,43 @@
+/**
+ * POST …/setup: the mailed code plus a new password twice. The password is checked against the policy first
+ * (a typo there does not cost a try); then the code, counted per interaction and per IP and by the code's
+ * own 5 tries. Success sets the password, marks the e-mail verified and continues the same sign-in.
+ */
+import { checkSetupCode, completePasswordSetup, newPasswordProblems, SETUP_CODE_TRIES } from '../domain/password-setup.js';
+import type { SignInDeps } from './deps.js';
+import type { InteractionContext } from './state.js';
+import { countAttempt } from './count-attempt.js';
+import { renderRestartPage, renderSetupPage } from './credential-pages.js';
+import { continueSignIn } from './continue-sign-in.js';
+
+export function submitSetup(deps: SignInDeps) {
+  return async function submitSetup(ctx: InteractionContext) {
+    const { uid } = ctx.state.interaction.details;
+    const { store, settings } = deps;
+    const pending = await store.passwordSetup.findCode(uid);
+    const user = pending && !pending.used_at ? await store.users.findById(pending.user_id) : undefined;
+    if (!user) return renderRestartPage(ctx, 'This page has expired. Go back to the application and sign in again.');
+    const min = settings.passwords.min_length;
+
+    const password = String(ctx.request.body?.password ?? '');
+    const problems = newPasswordProblems(password, String(ctx.request.body?.confirmation ?? ''), user.email, settings.passwords);
+    if (problems.length) return renderSetupPage(ctx, user.email, min, problems.join(' '), 400);
+
+    const limited = await countAttempt(ctx, deps, [['interaction', `setup:${uid}`]]);
+    if (limited.unavailable) return;
+    if (limited.refused) return renderSetupPage(ctx, user.email, min, limited.refused, 429);
+
+    const check = await checkSetupCode(store, uid, String(ctx.request.body?.code ?? '').replace(/\s/g, ''), settings.secrets.key);
+    if (!check.ok) {
+      const message = {
+        wrong: `That code is not right. ${'triesLeft' in check ? check.triesLeft : 0} of ${SETUP_CODE_TRIES} tries left.`,
+        expired: 'That code has expired. Start again to get a new one.',
+        exhausted: 'Too many wrong codes. Start again to get a new one.',
+        missing: 'That code is no longer valid. Start again to get a new one.',
+      }[check.reason];
+      return renderSetupPage(ctx, user.email, min, message, 400);
+    }
+    const updated = await completePasswordSetup(store, check.userId, password, settings.passwords);
+    return continueSignIn(ctx, deps, updated, ['pwd']);
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The RP-initiated logout pages. The engine asks for a confirmation by default; the spec wants the SSO
+ * session ended without one, so the page posts the engine's form (with logout=yes: every application of the
+ * session) by itself, through a script allowed by a per-response CSP nonce. A visible button covers no-JS.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
+import { renderPage } from '../interactions/render-page.js';
+import { renderEngineError } from './render-engine-error.js';
+
+const csp = (nonce: string) =>
+  `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'`;
+
+/** `form` is the engine's `<form id="op.logoutForm" …>` holding the xsrf field; it is HTML we pass through. */
+export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
+  const nonce = randomBytes(16).toString('base64');
+  const fields = '<input type="hidden" name="logout" value="yes"/><button type="submit" autofocus>Sign out</button>';
+  renderPage(ctx as never, 'logout', { title: 'Signing out', form: form.replace('</form>', `${fields}</form>`), nonce });
+  ctx.set('Content-Security-Policy', csp(nonce));
+}
+
+/** Shown after a logout without post_logout_redirect_uri. */
+export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
+  renderPage(ctx as never, 'logged-out', { title: 'Signed out' });
+}
+
+/** The engine's error page, worded for sign-out on the end-session routes (bad id_token_hint, unregistered URI…). */
+export async function renderOidcError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void> {
+  if (!ctx.oidc?.route?.startsWith('end_session')) return renderEngineError(ctx, out);
+  renderPage(ctx as never, 'error', {
+    title: 'Sign-out error',
+    heading: 'This sign-out request cannot be completed',
+    message: out.error_description ?? out.error,
+    code: out.error,
+  }, ctx.status >= 400 ? ctx.status : 400);
+}

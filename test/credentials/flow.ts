@@ -1,0 +1,45 @@
+/** Browser steps shared by the credential tests: start an authorization request, fill the pages, reach the callback. */
+import type { Page } from 'playwright-core';
+import type * as client from 'openid-client';
+import { authorizationRequest, discover, exchangeCode, type AuthorizationRequest } from '../helpers/oidc-rp.js';
+import { waitForCallback } from '../helpers/browser.js';
+import type { TestApp } from '../helpers/oidc-server.js';
+
+export interface StartedFlow {
+  app: TestApp;
+  config: client.Configuration;
+  request: AuthorizationRequest;
+  /** Waits for the callback and redeems the code, as the application would. */
+  finish(): Promise<client.TokenEndpointResponse>;
+}
+
+export async function startFlow(page: Page, app: TestApp): Promise<StartedFlow> {
+  const config = await discover(app);
+  const request = await authorizationRequest(config, app);
+  await page.goto(request.url.href);
+  return {
+    app, config, request,
+    async finish() {
+      const callback = await waitForCallback(page, app.redirect_uri);
+      return exchangeCode(config, callback, request);
+    },
+  };
+}
+
+export async function enterEmail(page: Page, email: string) {
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+export async function enterPassword(page: Page, password: string) {
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+export async function enterCode(page: Page, code: string) {
+  await page.getByLabel('Authentication code').fill(code);
+  await page.getByRole('button', { name: /Verify|Confirm/ }).click();
+}
+
+export const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
+export const alertText = (page: Page) => page.getByRole('alert').textContent();

@@ -1,0 +1,52 @@
+/**
+ * Mail through the `mail` queue as `idp worker` / embedded `idp serve` run it (startWorkers): delivered over
+ * SMTP, and retried when the SMTP server is not there yet.
+ */
+import { createServer } from 'node:net';
+import { startWorkers } from '../../jobs/worker.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { redisConnection } from '../../src/queue/queues.js';
+import { enqueueMail, mailQueue } from '../../src/queue/mail-queue.js';
+import { setupCodeMessage } from '../../src/domain/mail.js';
+import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { testSettings } from '../helpers/settings.js';
+import { REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { codeIn, startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await openTestDatabase('pglite');
+});
+afterAll(async () => db?.close());
+
+test('the workers send queued mail, retrying while the SMTP server is unreachable', async () => {
+  const port = await freePort();
+  const settings = await testSettings({ redis: { url: REDIS_URL, prefix: uniquePrefix() }, mail: { smtp_url: `smtp://127.0.0.1:${port}`, from: 'idp@example.com' } });
+  const workers = startWorkers(db.store, settings, createLogger('silent'));
+  const connection = redisConnection(settings.redis.url, 'producer');
+  const queue = mailQueue(connection, settings.redis.prefix);
+  let smtp: SmtpCapture | undefined;
+  try {
+    await enqueueMail(queue)(setupCodeMessage('ada@example.com', 'Wiki', '042042', 10));
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // the first attempt fails: nothing listens yet
+    smtp = await startSmtpCapture(port);
+    const mail = await smtp.waitFor('ada@example.com', 20_000);
+    expect(codeIn(mail)).toBe('042042');
+    expect(mail.raw).toContain('valid for 10 minutes');
+    const [job] = await queue.getJobs(['completed']);
+    expect(job!.attemptsMade).toBeGreaterThanOrEqual(2);
+  } finally {
+    await queue.close();
+    connection.disconnect();
+    await workers.close();
+    await smtp?.close();
+  }
+});

@@ -1,0 +1,145 @@
+/**
+ * Brute-force protection on the real Redis (a private key prefix per server): account lockout after 5
+ * failed passwords, the per-IP limit, second-factor attempts per sign-in, and failing closed without Redis.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { engines } from '../helpers/database.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { startCallbackServer, type CallbackServer } from '../helpers/oidc-rp.js';
+import { privateRedis } from '../helpers/redis.js';
+import { totpCode } from '../helpers/totp.js';
+import { confirmTotp, pendingTotpSecret } from '../../src/domain/totp.js';
+import { PASSWORD, startCredentialsServer, type CredentialsServer } from './credentials-server.js';
+import { alertText, enterCode, enterEmail, enterPassword, heading, startFlow } from './flow.js';
+
+const LOCKED = 'Too many failed sign-in attempts for this account. Try again in 15 minutes.';
+
+describe.each(engines)('rate limits (%s)', (engine) => {
+  let browser: Browser;
+  let rp: CallbackServer;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    rp = await startCallbackServer();
+  });
+  afterAll(async () => {
+    await rp?.close();
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext();
+    page = await context.newPage();
+  });
+  afterEach(async () => context.close());
+
+  describe('with the default limits', () => {
+    let idp: CredentialsServer;
+    beforeAll(async () => {
+      idp = await startCredentialsServer(engine, rp.url, [{ slug: 'wiki' }]);
+    });
+    afterAll(async () => idp?.close());
+
+    test('after 5 failed passwords the account is refused for the window, even with the right password', async () => {
+      const user = await idp.user();
+      await startFlow(page, idp.apps.wiki!);
+      await enterEmail(page, user.email);
+      for (let i = 0; i < 5; i++) {
+        await enterPassword(page, `wrong password ${i}`);
+        await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+      }
+      await enterPassword(page, PASSWORD);
+      await expect(alertText(page)).resolves.toBe(LOCKED);
+      expect(page.url()).toContain('/if/flow/');
+      // A new sign-in does not reset the counter.
+      await context.clearCookies();
+      await startFlow(page, idp.apps.wiki!);
+      await enterEmail(page, user.email);
+      await enterPassword(page, PASSWORD);
+      await expect(alertText(page)).resolves.toBe(LOCKED);
+    });
+
+    test('an unknown e-mail gets the same messages, in the same order', async () => {
+      await startFlow(page, idp.apps.wiki!);
+      await enterEmail(page, `ghost-${Date.now()}@example.com`);
+      for (let i = 0; i < 5; i++) {
+        await enterPassword(page, `guess ${i}`);
+        await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+      }
+      await enterPassword(page, 'guess 6');
+      await expect(alertText(page)).resolves.toBe(LOCKED);
+    });
+
+    test('a correct password clears the failures counted so far', async () => {
+      const user = await idp.user();
+      const flow = await startFlow(page, idp.apps.wiki!);
+      await enterEmail(page, user.email);
+      for (let i = 0; i < 4; i++) await enterPassword(page, `wrong ${i}`);
+      await enterPassword(page, PASSWORD);
+      await flow.finish();
+      await context.clearCookies();
+      await startFlow(page, idp.apps.wiki!);
+      await enterEmail(page, user.email);
+      for (let i = 0; i < 5; i++) {
+        await enterPassword(page, `wrong again ${i}`);
+        await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+      }
+    });
+
+    test('second-factor attempts are limited to 5 per sign-in', async () => {
+      const user = await idp.user();
+      const key = idp.settings.secrets.key;
+      const secret = (await pendingTotpSecret(idp.store, (await idp.store.users.findById(user.pk))!, key, true))!;
+      await confirmTotp(idp.store, user.pk, totpCode(secret, Date.now() - 30_000), key);
+      await startFlow(page, idp.apps.wiki!);
+      await enterEmail(page, user.email);
+      await enterPassword(page, PASSWORD);
+      for (let i = 0; i < 5; i++) {
+        await enterCode(page, 'not-a-code');
+        await expect(alertText(page)).resolves.toMatch(/not right/);
+      }
+      await enterCode(page, totpCode(secret));
+      await expect(alertText(page)).resolves.toBe('Too many attempts. Go back to the application and sign in again.');
+    });
+  });
+
+  test('the per-IP limit refuses further attempts from the same address', async () => {
+    const idp = await startCredentialsServer(engine, rp.url, [{ slug: 'wiki' }], {
+      rate_limits: { account_failures: 5, account_window_seconds: 900, ip_per_minute: 3, interaction_attempts: 5 },
+    });
+    try {
+      await startFlow(page, idp.apps.wiki!);
+      await enterEmail(page, `someone-${Date.now()}@example.com`);
+      for (let i = 0; i < 3; i++) {
+        await enterPassword(page, `try ${i}`);
+        await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+      }
+      await enterPassword(page, 'try 4');
+      await expect(alertText(page)).resolves.toMatch(/^Too many attempts from your network\. Try again in \d+ seconds?\.$/);
+    } finally {
+      await idp.close();
+    }
+  });
+
+  test('with Redis unreachable the sign-in fails closed with a "try again shortly" page', async () => {
+    const redis = await privateRedis();
+    const idp = await startCredentialsServer(engine, rp.url, [{ slug: 'wiki' }], { redis: { url: redis.url, prefix: 'outage' } });
+    try {
+      const user = await idp.user();
+      await startFlow(page, idp.apps.wiki!);
+      await enterEmail(page, user.email);
+      await redis.stop();
+      const response = page.waitForResponse((r) => r.url().endsWith('/password'));
+      await enterPassword(page, PASSWORD);
+      expect((await response).status()).toBe(503);
+      await expect(heading(page)).resolves.toBe('Sign-in is briefly unavailable');
+      await expect(alertText(page)).resolves.toBe('We could not check your attempt just now. Try again shortly.');
+      await redis.start();
+      await new Promise((resolve) => setTimeout(resolve, 3000)); // the mail worker reconnects (retries back off up to 2 s) before it can close
+    } finally {
+      await idp.close();
+      await redis.stop();
+    }
+  });
+});
