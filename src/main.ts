@@ -7,6 +7,7 @@ import { EmbeddedDatabaseBusy } from './store/embedded-lock.js';
 import { serve } from './cli/serve.js';
 import { tokenCommands } from './cli/tokens.js';
 import { configCommands } from './cli/config.js';
+import { deliveryCommands } from './cli/deliveries.js';
 import { directoryCommands } from './cli/directory.js';
 import { keyCommands } from './cli/keys.js';
 import { withRuntime, print } from './cli/context.js';
@@ -32,6 +33,7 @@ program.command('migrate')
 
 tokenCommands(program);
 configCommands(program);
+deliveryCommands(program);
 directoryCommands(program);
 keyCommands(program);
 
