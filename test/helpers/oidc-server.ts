@@ -1,6 +1,8 @@
 /**
  * A real identity service with OpenID Connect over a real database. It binds its port first, so the
- * issuer URLs (built from issuer.base_url) point at the server the tests talk to.
+ * issuer URLs (built from issuer.base_url) point at the server the tests talk to. Options add what
+ * `idp serve` runs beside it: the delivery workers (logout tests) or the Redis sign-in services and the
+ * mail worker (credential tests).
  */
 import http from 'node:http';
 import { once } from 'node:events';
@@ -16,6 +18,10 @@ import type { Engine } from '../../src/store/database.js';
 import type { Store } from '../../src/store/contract.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 import { testSettings } from './settings.js';
+import { logoutTokenSigner } from '../../src/oidc/logout-token.js';
+import { redisSignInServices } from '../../src/interactions/services.js';
+import { startMailWorker } from '../../jobs/mail-delivery.js';
+import { startWorkers, type Workers } from '../../jobs/worker.js';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -33,13 +39,26 @@ export interface OidcTestServer {
   db: TestDatabase;
   store: Store;
   oidc: Oidc;
+  /** The outbox relay and delivery workers, with `{ workers: true }`. */
+  workers?: Workers;
   apps: Record<string, TestApp>;
   /** Creates an active user with PASSWORD (or `password: null` for none); returns its pk and uuid. */
   user(input?: { email?: string; name?: string; attributes?: Record<string, unknown>; groups?: string[]; password?: string | null; is_active?: boolean }): Promise<{ pk: number; uuid: string; email: string }>;
   /** The uuid of the group named `name` (access groups are created at start). */
   groupUuid(name: string): Promise<string>;
   apiToken(): Promise<string>;
+  /** fetch with an admin API token; JSON in and out. */
+  api(path: string, init?: { method?: string; json?: unknown }): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
+}
+
+export interface OidcServerOptions {
+  /** Merged over the test settings (and over `applications`). */
+  overrides?: Record<string, unknown>;
+  /** Run the outbox relay and delivery workers (webhooks, backchannel logout) in-process. */
+  workers?: boolean;
+  /** Rate limits on Redis and mail through the queue and the mail worker, as `idp serve` has them. */
+  redisServices?: boolean;
 }
 
 let counter = 0;
@@ -49,6 +68,7 @@ export async function startOidcServer(
   engine: Engine,
   callbackUrl: string,
   apps: Array<Partial<ApplicationSettings> & { slug: string }>,
+  options: OidcServerOptions = {},
 ): Promise<OidcTestServer> {
   const db = await openTestDatabase(engine);
   const server = http.createServer();
@@ -62,10 +82,13 @@ export async function startOidcServer(
     redirect_uris: [callbackUrl],
     ...app,
   }));
-  const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, issuer: { base_url: url }, applications });
+  const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, issuer: { base_url: url }, applications, ...options.overrides });
   const logger = createLogger('silent');
-  const oidc = await setupOidc(settings, db.store, logger);
-  server.on('request', createApp({ settings, store: db.store, logger, oidc }).callback());
+  const signIn = options.redisServices ? redisSignInServices(settings) : undefined;
+  const mail = options.redisServices ? startMailWorker(settings, logger) : undefined;
+  const oidc = await setupOidc(settings, db.store, logger, signIn);
+  const workers = options.workers ? startWorkers(db.store, settings, logger, {}, logoutTokenSigner(oidc.providers)) : undefined;
+  server.on('request', createApp({ settings, store: db.store, logger, oidc, enqueue: workers?.enqueue }).callback());
 
   const testApps: Record<string, TestApp> = {};
   for (const app of settings.applications) {
@@ -75,8 +98,9 @@ export async function startOidcServer(
     };
   }
 
+  let adminToken: string | undefined;
   return {
-    url, settings, db, store: db.store, oidc, apps: testApps,
+    url, settings, db, store: db.store, oidc, workers, apps: testApps,
     async user(input = {}) {
       const email = input.email ?? `user${++counter}-${Date.now()}@example.com`;
       const view = await createUser(db.store, {
@@ -91,11 +115,24 @@ export async function startOidcServer(
       return rows.find((row) => row.name === name)!.uuid;
     },
     apiToken: async () => (await createApiToken(db.store, { name: 'test', scopes: [...API_SCOPES] })).token,
+    async api(path, init = {}) {
+      adminToken ??= (await createApiToken(db.store, { name: 'test', scopes: [...API_SCOPES] })).token;
+      const response = await fetch(url + path, {
+        method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
+        headers: { Authorization: `Bearer ${adminToken}`, ...(init.json === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        body: init.json === undefined ? undefined : JSON.stringify(init.json),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    },
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await workers?.close();
+      await mail?.close();
+      await signIn?.close();
       await db.close();
     },
   };
