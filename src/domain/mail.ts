@@ -1,7 +1,8 @@
 /**
  * Outgoing e-mail. Producers hand a message to `SendMail` (the web process queues it on the `mail` queue);
- * the workers call `deliverMail`, which speaks SMTP (mail.smtp_url) or, with no SMTP configured, logs the
- * message and writes it to <data_dir>/mail/ so a newcomer on the embedded default can still finish a flow.
+ * the workers call `deliverMail`, which speaks SMTP (mail.smtp_url) or, with no SMTP configured,
+ * writes the message to <data_dir>/mail/ so a newcomer on the embedded default can still finish a flow. The log
+ * only ever says which user a message went to: codes and links stay out of it.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,16 +13,20 @@ import type { Settings } from '../settings/schema.js';
 
 export interface MailMessage {
   to: string;
+  /** The recipient's user uuid: what the log names instead of the address or the content. */
+  userId: string;
+  /** Never carries a code or a link: subjects show in notifications and mail logs. */
   subject: string;
   text: string;
 }
 
 export type SendMail = (message: MailMessage) => Promise<void>;
 
-export function setupCodeMessage(to: string, appName: string, code: string, minutes: number): MailMessage {
+export function setupCodeMessage(to: string, userId: string, appName: string, code: string, minutes: number): MailMessage {
   return {
     to,
-    subject: `Your code to set a password: ${code}`,
+    userId,
+    subject: 'Your code to set a password',
     text: `Hello,\n\nsomeone (hopefully you) is signing in to ${appName} and needs to set a password.\n\n`
       + `Your code: ${code}\n\nIt is valid for ${minutes} minutes. If it was not you, ignore this message.\n`,
   };
@@ -34,12 +39,12 @@ function smtpTransport(url: string): Transporter {
   return transport;
 }
 
-/** Sends one message; throws on failure so the queue retries it. */
+/** Sends one message; throws on failure so the queue retries it. The log names the user only: never the content. */
 export async function deliverMail(settings: Settings, logger: Logger, message: MailMessage): Promise<void> {
   const envelope = { from: settings.mail.from, to: message.to, subject: message.subject, text: message.text };
   if (settings.mail.smtp_url) {
     await smtpTransport(settings.mail.smtp_url).sendMail(envelope);
-    logger.info({ subject: message.subject }, 'mail sent');
+    logger.info({ user: message.userId }, 'mail sent');
     return;
   }
   const raw = await nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }).sendMail(envelope);
@@ -47,5 +52,5 @@ export async function deliverMail(settings: Settings, logger: Logger, message: M
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.eml`);
   await writeFile(file, raw.message as Buffer, { mode: 0o600 });
-  logger.warn({ to: message.to, subject: message.subject, text: message.text, file }, 'mail.smtp_url is empty: message written to a file instead of sent');
+  logger.warn({ user: message.userId, file }, 'mail.smtp_url is empty: message written to a file instead of sent');
 }

@@ -25,7 +25,7 @@ export async function sendSetupCode(
     id: input.id, user_id: input.user.id, code_hash: hashCode(input.key, 'setup', code),
     expires_at: new Date(now.getTime() + SETUP_CODE_MINUTES * 60_000),
   });
-  await sendMail(setupCodeMessage(input.user.email, input.appName, code, SETUP_CODE_MINUTES));
+  await sendMail(setupCodeMessage(input.user.email, input.user.uuid, input.appName, code, SETUP_CODE_MINUTES));
 }
 
 export type SetupCodeCheck =

@@ -129,9 +129,13 @@ describe.each(engines)('password setup by e-mailed code (%s)', (engine) => {
   });
 });
 
-test('without SMTP the message is logged and written to <data_dir>/mail/', async () => {
+test('without SMTP the message is written to <data_dir>/mail/ and the log names only the user', async () => {
   const settings = await testSettings();
-  await deliverMail(settings, createLogger('silent'), { to: 'ada@example.com', subject: 'Your code to set a password: 123456', text: 'Your code: 123456\n' });
+  const logged: string[] = [];
+  const logger = createLogger('trace', { write: (line: string) => void logged.push(line) });
+  await deliverMail(settings, logger, { to: 'ada@example.com', userId: 'user-uuid-1', subject: 'Your code to set a password', text: 'Your code: 123456\n' });
+  expect(logged.join('')).toContain('"user":"user-uuid-1"');
+  expect(logged.join('')).not.toMatch(/123456|ada@example\.com/);
   const dir = path.join(settings.data_dir, 'mail');
   const files = readdirSync(dir);
   expect(files).toHaveLength(1);

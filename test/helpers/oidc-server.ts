@@ -8,7 +8,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/server.js';
-import { createLogger } from '../../src/observability/logger.js';
+import { createLogger, type Logger } from '../../src/observability/logger.js';
 import { setupOidc, type Oidc } from '../../src/oidc/setup.js';
 import { createUser } from '../../src/domain/users.js';
 import { setPassword } from '../../src/domain/passwords.js';
@@ -59,6 +59,8 @@ export interface OidcServerOptions {
   workers?: boolean;
   /** Rate limits on Redis and mail through the queue and the mail worker, as `idp serve` has them. */
   redisServices?: boolean;
+  /** Where the service logs (default: silent). */
+  logger?: Logger;
 }
 
 let counter = 0;
@@ -83,7 +85,7 @@ export async function startOidcServer(
     ...app,
   }));
   const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, issuer: { base_url: url }, applications, ...options.overrides });
-  const logger = createLogger('silent');
+  const logger = options.logger ?? createLogger('silent');
   const signIn = options.redisServices ? redisSignInServices(settings) : undefined;
   const mail = options.redisServices ? startMailWorker(settings, logger) : undefined;
   const oidc = await setupOidc(settings, db.store, logger, signIn);
