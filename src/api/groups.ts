@@ -40,7 +40,7 @@ export function groupRoutes(router: Router, store: Store, settings: Settings): v
   });
 
   router.delete('/groups/:pk/', write, async (ctx) => {
-    await deleteGroup(store, groupPk(ctx.params.pk));
+    await deleteGroup(store, groupPk(ctx.params.pk), settings.applications);
     ctx.status = 204;
   });
 
@@ -48,7 +48,7 @@ export function groupRoutes(router: Router, store: Store, settings: Settings): v
     router.post(`/groups/:pk/${path}/`, write, async (ctx) => {
       const pk = groupPk(ctx.params.pk);
       const { pk: user } = validateBody<{ pk: number }>(memberBody, ctx.request.body);
-      await changeGroupMembership(store, pk, user, action);
+      await changeGroupMembership(store, pk, user, action, settings.applications);
       ctx.status = 204;
     });
   }

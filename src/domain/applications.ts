@@ -3,11 +3,13 @@ import type { ApplicationSettings } from '../settings/schema.js';
 import type { Store, UserRow } from '../store/contract.js';
 import { UniqueViolation } from '../store/contract.js';
 
-/** Finds a group by exact name, case-insensitively. */
-async function findGroupByName(store: Store, name: string): Promise<string | undefined> {
-  const { rows } = await store.groups.list({ search: name }, { offset: 0, limit: 100 });
-  return rows.find((row) => row.name.toLowerCase() === name.toLowerCase())?.uuid;
-}
+const findGroupByName = async (store: Store, name: string) => (await store.groups.findByName(name))?.uuid;
+
+const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The applications whose access group is the group named `groupName`. */
+export const guardedBy = (applications: ApplicationSettings[], groupName: string) =>
+  applications.filter((app) => app.access_group !== undefined && sameName(app.access_group, groupName));
 
 /** Creates each application's access group when missing; returns slug → group uuid. */
 export async function ensureAccessGroups(store: Store, applications: ApplicationSettings[]): Promise<Map<string, string>> {
@@ -29,16 +31,13 @@ export async function ensureAccessGroups(store: Store, applications: Application
 }
 
 /**
- * Spec §5: a user outside the application's access group cannot sign in to it. The group is looked up
- * by name on every check, so renaming or recreating it through the API takes effect at once.
+ * Spec §5: a user outside the application's access group cannot sign in to it, nor refresh or use tokens of
+ * it. The group is looked up by name on every check, so renaming or recreating it takes effect at once.
  */
 export async function mayUseApplication(store: Store, app: ApplicationSettings, user: UserRow): Promise<boolean> {
   if (!user.is_active) return false;
   if (!app.access_group) return true;
-  const group = await findGroupByName(store, app.access_group);
-  if (!group) return false;
-  const memberships = await store.users.groupsOf([user.id]);
-  return memberships.get(user.id)!.includes(group);
+  return store.groups.hasMemberNamed(app.access_group, user.id);
 }
 
 /** The active user with this e-mail, if any. */

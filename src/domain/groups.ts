@@ -1,7 +1,10 @@
 /** Groups and memberships. */
-import { UniqueViolation, type GroupFilter, type GroupRow, type Page, type Store } from '../store/contract.js';
+import { UniqueViolation, type GroupFilter, type GroupRow, type Page, type Store, type UserRow } from '../store/contract.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import { emitMembershipChange } from './events.js';
+import type { ApplicationSettings } from '../settings/schema.js';
+import { guardedBy } from './applications.js';
+import { revokeApplicationAccess } from './logout.js';
 
 export interface GroupView {
   pk: string;
@@ -56,13 +59,24 @@ export async function updateGroup(store: Store, uuid: string, changes: { name?: 
   });
 }
 
-/** Members of a deleted group are removed from it: each removal is a `group_membership_change`. */
-export async function deleteGroup(store: Store, uuid: string): Promise<void> {
+/** A removal from an access group ends the user's grants with the applications it guards (spec §5 holds on refresh too). */
+async function removed(tx: Store, applications: ApplicationSettings[], user: UserRow, groupName: string): Promise<void> {
+  await emitMembershipChange(tx, user, groupName, 'removed');
+  const apps = guardedBy(applications, groupName);
+  if (apps.length) await revokeApplicationAccess(tx, user.uuid, apps.map((app) => app.client_id));
+}
+
+/**
+ * Members of a deleted group are removed from it: each removal is a `group_membership_change`. The row is
+ * locked first, so of concurrent deletes exactly one emits the events; the others find nothing (404).
+ */
+export async function deleteGroup(store: Store, uuid: string, applications: ApplicationSettings[]): Promise<void> {
   await store.transaction(async (tx) => {
-    const group = await existing(tx, uuid);
+    const group = await tx.groups.lockByUuid(uuid);
+    if (!group) throw new NotFoundError('group');
     const members = (await tx.groups.membersOf([uuid])).get(uuid)!;
     await tx.groups.delete(uuid);
-    for (const userId of members) await emitMembershipChange(tx, (await tx.users.findById(userId))!, group.name, 'removed');
+    for (const userId of members) await removed(tx, applications, (await tx.users.findById(userId))!, group.name);
   });
 }
 
@@ -70,13 +84,20 @@ export async function deleteGroup(store: Store, uuid: string): Promise<void> {
  * Adds a user to a group or removes them; repeating either changes nothing. A change emits
  * `group_membership_change` in the same transaction. Returns whether membership changed.
  */
-export async function changeGroupMembership(store: Store, uuid: string, userId: number, action: 'added' | 'removed'): Promise<boolean> {
+export async function changeGroupMembership(
+  store: Store, uuid: string, userId: number, action: 'added' | 'removed', applications: ApplicationSettings[],
+): Promise<boolean> {
   return store.transaction(async (tx) => {
     const group = await existing(tx, uuid);
     const user = await tx.users.findById(userId);
     if (!user) throw new NotFoundError('user');
-    const changed = action === 'added' ? await tx.groups.addMember(uuid, userId) : await tx.groups.removeMember(uuid, userId);
-    if (changed) await emitMembershipChange(tx, user, group.name, action);
+    if (action === 'added') {
+      const changed = await tx.groups.addMember(uuid, userId);
+      if (changed) await emitMembershipChange(tx, user, group.name, 'added');
+      return changed;
+    }
+    const changed = await tx.groups.removeMember(uuid, userId);
+    if (changed) await removed(tx, applications, user, group.name);
     return changed;
   });
 }

@@ -69,3 +69,12 @@ export async function signOutEverywhere(tx: Store, userUuid: string): Promise<vo
   await tx.oidcPayloads.destroyByAccount(userUuid);
   await emitBackchannelLogout(tx, userUuid, clients.map((client_id) => ({ client_id })));
 }
+
+/**
+ * The user lost access to these applications (removed from their access group): inside the caller's
+ * transaction, end the user's grants and tokens with them and queue a backchannel logout to those that had one.
+ */
+export async function revokeApplicationAccess(tx: Store, userUuid: string, clientIds: string[]): Promise<void> {
+  const revoked = await tx.oidcPayloads.revokeClientGrants(userUuid, clientIds, new Date());
+  await emitBackchannelLogout(tx, userUuid, revoked.map((client_id) => ({ client_id })));
+}

@@ -1,6 +1,8 @@
 /** findAccount for the engine: users by uuid (the subject), with the claims of spec §2.4. */
 import type { Account, FindAccount } from 'oidc-provider';
 import type { Store, UserRow } from '../store/contract.js';
+import type { ApplicationSettings } from '../settings/schema.js';
+import { mayUseApplication } from '../domain/applications.js';
 
 const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 
@@ -28,11 +30,17 @@ export function userClaims(user: UserRow, baseUrl: string): Record<string, unkno
   };
 }
 
-/** Inactive users have no account: their sessions and tokens stop working (userinfo 401, refresh invalid_grant). */
-export function findAccount(store: Store, baseUrl: string): FindAccount {
-  return async (_ctx, sub): Promise<Account | undefined> => {
+/**
+ * Inactive users have no account: their sessions and tokens stop working (userinfo 401, refresh invalid_grant).
+ * Nor does a user outside the application's access group when a code or token is used (code exchange, refresh,
+ * UserInfo): the spec §5 rule holds on every grant, not only at sign-in. Without a token (the authorization
+ * request) the access group is checked by loadExistingGrant, which answers access_denied.
+ */
+export function findAccount(store: Store, app: ApplicationSettings, baseUrl: string): FindAccount {
+  return async (_ctx, sub, token): Promise<Account | undefined> => {
     const user = await store.credentials.findByUuid(sub);
     if (!user || !user.is_active) return undefined;
+    if (token && !(await mayUseApplication(store, app, user))) return undefined;
     return { accountId: user.uuid, claims: async () => ({ ...userClaims(user, baseUrl), sub: user.uuid }) };
   };
 }

@@ -23,13 +23,26 @@ const CODE_TTL = 60; // spec §8: fixed, not configurable
 
 export const interactionPath = (slug: string, uid: string) => `/if/flow/${slug}/${uid}/`;
 
-/** Spec §5 on SSO sign-ins too; and first-party apps get their grant without a consent screen. */
+/** prompt=login, or a max_age the session is older than: the engine will ask someone to sign in. */
+function asksForSignIn(ctx: KoaContextWithOIDC): boolean {
+  const { oidc } = ctx;
+  if (oidc.result?.login) return false;
+  const maxAge = oidc.params!.max_age as number | undefined;
+  return oidc.prompts.has('login') || (maxAge !== undefined && oidc.session!.past(maxAge));
+}
+
+/**
+ * Spec §5 on SSO sign-ins too; and first-party apps get their grant without a consent screen. When the
+ * signed-in user may not use the application but the request asks for a sign-in, no grant is loaded and the
+ * sign-in page lets another user in (whose access is checked when they finish).
+ */
 function loadGrant(app: ApplicationSettings, store: Store) {
   return async (ctx: KoaContextWithOIDC) => {
     const { client, session, params, provider } = ctx.oidc;
     const accountId = session!.accountId!;
     const user = await store.credentials.findByUuid(accountId);
     if (!user || !(await mayUseApplication(store, app, user))) {
+      if (asksForSignIn(ctx)) return undefined;
       throw new errors.AccessDenied('you are not allowed to use this application');
     }
     const grantId = ctx.oidc.result?.consent?.grantId ?? session!.grantIdFor(client!.clientId);
@@ -61,7 +74,7 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
     }],
     jwks: { keys: parts.keys as never },
     cookies: { keys: parts.cookieKeys },
-    findAccount: findAccount(store, settings.issuer.base_url),
+    findAccount: findAccount(store, app, settings.issuer.base_url),
     scopes: ['openid', 'profile', 'email'],
     claims: {
       openid: ['sub'],

@@ -43,6 +43,8 @@ export interface UsersRepository {
   /** MUST refuse a username or e-mail already present, case-insensitively, with UniqueViolation, even under concurrency. */
   insert(user: NewUser): Promise<UserRow>;
   findById(id: number): Promise<UserRow | undefined>;
+  /** Like findById, and locks the row until the transaction ends: concurrent changes to one user queue up. */
+  lockById(id: number): Promise<UserRow | undefined>;
   /** Ordered by id, so pages are stable. */
   list(filter: UserFilter, page: Page): Promise<Slice<UserRow>>;
   /** Returns undefined for an unknown id. Same uniqueness rule as insert. Bumps updated_at. */
@@ -58,6 +60,12 @@ export interface GroupsRepository {
   /** MUST refuse a name already present, case-insensitively, with UniqueViolation('name'). */
   insert(group: { name: string; attributes?: Record<string, unknown> }): Promise<GroupRow>;
   findByUuid(uuid: string): Promise<GroupRow | undefined>;
+  /** The group with exactly this name, case-insensitively (names are unique that way). */
+  findByName(name: string): Promise<GroupRow | undefined>;
+  /** Like findByUuid, and locks the row until the transaction ends: concurrent changes to one group queue up. */
+  lockByUuid(uuid: string): Promise<GroupRow | undefined>;
+  /** True when the user is a member of the group with this name (exact, case-insensitive): one indexed query. */
+  hasMemberNamed(groupName: string, userId: number): Promise<boolean>;
   /** The subset of `uuids` that names no group. */
   missing(uuids: string[]): Promise<string[]>;
   /** Ordered by name, then uuid. */
@@ -109,8 +117,17 @@ export interface OidcPayloadsRepository {
    */
   consume(model: string, id: string, now: Date): Promise<boolean>;
   destroy(model: string, id: string): Promise<void>;
-  /** Deletes every row of any model that belongs to the grant. */
+  /**
+   * Deletes the grant's codes and tokens (AccessToken, AuthorizationCode, RefreshToken, DeviceCode,
+   * BackchannelAuthenticationRequest), as the engine's own memory adapter does. Sessions and interactions
+   * that mention the grant MUST stay: a user switching accounts mid-sign-in still has their interaction.
+   */
   revokeByGrantId(grantId: string): Promise<void>;
+  /**
+   * Deletes the account's grants, codes and tokens with these clients (sessions stay: the user remains signed
+   * in elsewhere). Returns the clients that held a live grant, i.e. who must hear a backchannel logout.
+   */
+  revokeClientGrants(accountId: string, clientIds: string[], now: Date): Promise<string[]>;
   /** Client ids the account holds live grants with (who must hear a backchannel logout when it is signed out everywhere). */
   grantedClients(accountId: string, now: Date): Promise<string[]>;
   /** Deletes every session, grant, code and token of the account; returns how many rows. */

@@ -21,6 +21,17 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
 
     findByUuid: (uuid) => db.selectFrom('groups').selectAll().where('uuid', '=', uuid).executeTakeFirst(),
 
+    findByName: (name) => db.selectFrom('groups').selectAll().where(sql`lower(name)`, '=', name.toLowerCase()).executeTakeFirst(),
+
+    lockByUuid: (uuid) => db.selectFrom('groups').selectAll().where('uuid', '=', uuid).forUpdate().executeTakeFirst(),
+
+    async hasMemberNamed(groupName, userId) {
+      const row = await db.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
+        .select('memberships.user_id').where(sql`lower(groups.name)`, '=', groupName.toLowerCase()).where('memberships.user_id', '=', userId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async missing(uuids) {
       if (!uuids.length) return [];
       const found = await db.selectFrom('groups').select('uuid').where('uuid', 'in', uuids).execute();

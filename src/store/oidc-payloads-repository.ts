@@ -3,6 +3,9 @@ import { sql, type Kysely } from 'kysely';
 import type { OidcPayload, OidcPayloadsRepository } from './contract.js';
 import type { Tables } from './tables.js';
 
+/** Models the engine revokes by grant id (its memory adapter's `grantable`). */
+export const GRANT_TOKEN_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest'];
+
 const columns = ['model', 'id', 'payload', 'grant_id', 'user_code', 'uid', 'account_id', 'client_id', 'expires_at', 'consumed_at'] as const;
 
 export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsRepository {
@@ -43,7 +46,16 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
     },
 
     async revokeByGrantId(grantId) {
-      await db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId).execute();
+      await db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId).where('model', 'in', GRANT_TOKEN_MODELS).execute();
+    },
+
+    async revokeClientGrants(accountId, clientIds, now) {
+      if (!clientIds.length) return [];
+      const deleted = await db.deleteFrom('oidc_payloads')
+        .where('account_id', '=', accountId).where('client_id', 'in', clientIds).where('model', 'in', ['Grant', ...GRANT_TOKEN_MODELS])
+        .returning(['model', 'client_id', 'expires_at']).execute();
+      const live = deleted.filter((row) => row.model === 'Grant' && (!row.expires_at || row.expires_at > now));
+      return [...new Set(live.map((row) => row.client_id!))].sort();
     },
 
     async grantedClients(accountId, now) {

@@ -42,6 +42,8 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
 
     findById: (id) => db.selectFrom('users').select(columns).where('id', '=', id).executeTakeFirst(),
 
+    lockById: (id) => db.selectFrom('users').select(columns).where('id', '=', id).forUpdate().executeTakeFirst(),
+
     async list(filter: UserFilter, page: Page): Promise<Slice<UserRow>> {
       const [{ total }] = await filtered(filter).select(sql<number>`count(*)::int`.as('total')).execute();
       const rows = await filtered(filter).select(columns).orderBy('id').offset(page.offset).limit(page.limit).execute();

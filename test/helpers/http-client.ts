@@ -51,10 +51,20 @@ export class CookieClient {
     return { status: response.status, url: target.href, headers: response.headers, text: await response.text() };
   }
 
-  /** Follows redirects until a page answers, or until the next hop would leave for `stopAt` (the application's callback). */
+  /**
+   * Follows redirects until a page answers, or until the next hop would leave for `stopAt` (the application's
+   * callback). The engine's self-submitting pages (form_post, e.g. ending A's session when B signs in) are
+   * submitted, as a browser's script would.
+   */
   async follow(response: HttpResponse, stopAt?: string): Promise<HttpResponse | URL> {
     let current = response;
-    for (let hops = 0; hops < 10 && current.status >= 300 && current.status < 400; hops++) {
+    for (let hops = 0; hops < 10; hops++) {
+      if (current.status === 200 && current.text.includes('<title>Submitting Callback</title>')) {
+        const form = formOf(current);
+        current = await this.request(form.action, { form: form.fields });
+        continue;
+      }
+      if (current.status < 300 || current.status >= 400) break;
       const next = new URL(current.headers.get('location')!, current.url);
       if (stopAt && next.href.startsWith(stopAt)) return next;
       current = await this.request(next.href);

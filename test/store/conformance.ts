@@ -117,6 +117,20 @@ export function runStoreConformance(open: () => Promise<TestDatabase>): void {
       expect(await store.groups.removeMember(g.uuid, u.id)).toBe(false);
     });
 
+    test('findByName is exact and case-insensitive, whatever look-alikes exist', async () => {
+      const staff = await store.groups.insert({ name: 'Staff' });
+      for (let i = 0; i < 150; i++) await store.groups.insert({ name: `staff look-alike ${i}` });
+      expect((await store.groups.findByName('staff'))?.uuid).toBe(staff.uuid);
+      expect((await store.groups.findByName('STAFF'))?.uuid).toBe(staff.uuid);
+      expect(await store.groups.findByName('staf')).toBeUndefined();
+      expect(await store.groups.findByName('staff%')).toBeUndefined();
+      const u = await store.users.insert(user('staffer'));
+      expect(await store.groups.hasMemberNamed('STAFF', u.id)).toBe(false);
+      await store.groups.addMember(staff.uuid, u.id);
+      expect(await store.groups.hasMemberNamed('STAFF', u.id)).toBe(true);
+      expect(await store.groups.hasMemberNamed('staff look-alike 1', u.id)).toBe(false);
+    });
+
     test('missing reports unknown uuids; list searches by name', async () => {
       const g = await store.groups.insert({ name: 'Findable Team' });
       const ghost = '00000000-0000-4000-8000-000000000000';
@@ -184,6 +198,33 @@ export function runStoreConformance(open: () => Promise<TestDatabase>): void {
   });
 
   describe('concurrency', () => {
+    test('lockById and lockByUuid hold the row until the transaction ends: a second locker waits for it', async () => {
+      const u = await store.users.insert(user('locked'));
+      const g = await store.groups.insert({ name: 'locked group' });
+      const order: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const first = store.transaction(async (tx) => {
+        expect((await tx.users.lockById(u.id))?.id).toBe(u.id);
+        expect((await tx.groups.lockByUuid(g.uuid))?.uuid).toBe(g.uuid);
+        await held;
+        await tx.users.update(u.id, { name: 'Changed by the first' });
+        order.push('first');
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = store.transaction(async (tx) => {
+        const row = await tx.users.lockById(u.id);
+        order.push('second');
+        return row;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      release();
+      const [, seen] = await Promise.all([first, second]);
+      expect(order).toEqual(['first', 'second']);
+      expect(seen?.name).toBe('Changed by the first');
+      expect(await store.users.lockById(999_999)).toBeUndefined();
+    });
+
     test('20 concurrent inserts of one e-mail: exactly one succeeds', async () => {
       const attempts = await Promise.allSettled(
         Array.from({ length: 20 }, (_, i) => store.users.insert(user(`race${i}`, { email: 'Race@Example.com' }))),

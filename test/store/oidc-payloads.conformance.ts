@@ -86,6 +86,32 @@ export function runOidcPayloadsConformance(open: () => Promise<TestDatabase>): v
       expect(await store.oidcPayloads.find('AccessToken', 'keep', new Date())).toBeUndefined();
     });
 
+    test('revokeByGrantId leaves the sessions, interactions and the grant itself that mention the grant', async () => {
+      await store.oidcPayloads.upsert(row('g-int-token', { model: 'AccessToken', grant_id: 'g-int' }));
+      for (const model of ['Interaction', 'Session', 'Grant']) await store.oidcPayloads.upsert(row('g-int-' + model, { model, grant_id: 'g-int' }));
+      await store.oidcPayloads.revokeByGrantId('g-int');
+      expect(await store.oidcPayloads.find('AccessToken', 'g-int-token', new Date())).toBeUndefined();
+      for (const model of ['Interaction', 'Session', 'Grant']) expect(await store.oidcPayloads.find(model, 'g-int-' + model, new Date())).toBeDefined();
+    });
+
+    test('revokeClientGrants ends one account\'s grants and tokens with the named clients only, and names who had a live grant', async () => {
+      const mine = { account_id: 'acct-1' };
+      await store.oidcPayloads.upsert(row('cg-grant-a', { ...mine, model: 'Grant', client_id: 'a' }));
+      await store.oidcPayloads.upsert(row('cg-at-a', { ...mine, model: 'AccessToken', client_id: 'a', grant_id: 'cg-grant-a' }));
+      await store.oidcPayloads.upsert(row('cg-rt-b', { ...mine, model: 'RefreshToken', client_id: 'b' })); // a token, no grant
+      await store.oidcPayloads.upsert(row('cg-grant-c', { ...mine, model: 'Grant', client_id: 'c' }));
+      await store.oidcPayloads.upsert(row('cg-session', { ...mine, model: 'Session' }));
+      await store.oidcPayloads.upsert(row('cg-grant-other', { account_id: 'acct-2', model: 'Grant', client_id: 'a' }));
+      expect(await store.oidcPayloads.revokeClientGrants('acct-1', ['a', 'b'], new Date())).toEqual(['a']);
+      for (const [model, id] of [['Grant', 'cg-grant-a'], ['AccessToken', 'cg-at-a'], ['RefreshToken', 'cg-rt-b']]) {
+        expect(await store.oidcPayloads.find(model!, id!, new Date())).toBeUndefined();
+      }
+      for (const [model, id] of [['Grant', 'cg-grant-c'], ['Session', 'cg-session'], ['Grant', 'cg-grant-other']]) {
+        expect(await store.oidcPayloads.find(model!, id!, new Date())).toBeDefined();
+      }
+      expect(await store.oidcPayloads.revokeClientGrants('acct-1', [], new Date())).toEqual([]);
+    });
+
     test('signing keys: one first key even when replicas race; activate retires the previous key', async () => {
       const firsts = await Promise.all([1, 2, 3].map((n) => store.signingKeys.insertFirst({ kid: `first-${n}`, encrypted_jwk: 'x' })));
       expect(firsts.filter(Boolean)).toHaveLength(1);
