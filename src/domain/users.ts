@@ -73,9 +73,13 @@ export async function listUsers(store: Store, filter: UserFilter, page: Page): P
   return { total, results: rows.map((row) => toUserView(row, groups.get(row.id)!)) };
 }
 
+/**
+ * Changes a user; emits `user_updated` for changed profile fields and `user_deactivated` when is_active turns
+ * false. The row is locked first, so of concurrent deactivations exactly one sees the change and emits.
+ */
 export async function updateUser(store: Store, id: number, changes: UpdateUser): Promise<UserView> {
   return store.transaction(async (tx) => {
-    const before = await tx.users.findById(id);
+    const before = await tx.users.lockById(id);
     if (!before) throw new NotFoundError('user');
     // A new address is unproven until its owner shows they read mail there.
     const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== before.email.toLowerCase();
@@ -90,10 +94,10 @@ export async function updateUser(store: Store, id: number, changes: UpdateUser):
   });
 }
 
-/** Deleting is the final deactivation: applications hear `user_deactivated` (if the user was active). */
+/** Deleting is the final deactivation: applications hear `user_deactivated` (if the user was active), once. */
 export async function deleteUser(store: Store, id: number): Promise<void> {
   await store.transaction(async (tx) => {
-    const row = await tx.users.findById(id);
+    const row = await tx.users.lockById(id);
     if (!row) throw new NotFoundError('user');
     if (row.is_active) await emitUserDeactivated(tx, row);
     await signOutEverywhere(tx, row.uuid);
