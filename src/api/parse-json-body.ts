@@ -2,11 +2,12 @@
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { detail } from './errors.js';
+import { readBody } from '../observability/read-body.js';
 
 const hasBody = (ctx: Context) => Boolean(ctx.get('Transfer-Encoding')) || Number(ctx.get('Content-Length') || 0) > 0;
 
 export function parseJsonBody(maxBytes: number) {
-  const parse = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonStrict: true, jsonLimit: maxBytes, parsedMethods: ['POST', 'PUT', 'PATCH'] as never });
+  const parse = readBody(koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonStrict: true, jsonLimit: maxBytes, parsedMethods: ['POST', 'PUT', 'PATCH'] as never }));
   return async function parseBody(ctx: Context, next: Next) {
     if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
     if (!hasBody(ctx)) {

@@ -13,7 +13,7 @@ function toApiError(error: unknown, maxBodyBytes: number): ApiError | undefined 
   if (status === 413 || type === 'entity.too.large') return detail(413, `Request body is larger than ${maxBodyBytes} bytes.`);
   if (status === 400 && (error as Error).name === 'SyntaxError') return detail(400, 'JSON parse error: the body is not valid JSON.');
   if (type === 'encoding.unsupported' || status === 415) return detail(415, 'Unsupported content encoding.');
-  if (status === 400) return detail(400, 'Malformed request.');
+  if (status === 400) return detail(400, (error as { expose?: boolean }).expose ? (error as Error).message : 'Malformed request.');
   return undefined;
 }
 

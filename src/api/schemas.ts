@@ -48,13 +48,13 @@ export const memberBody = {
   properties: { pk: { type: 'integer', minimum: 1, maximum: 2147483647, description: 'User pk.' } },
 } as const;
 
+// The maximum keeps offsets within what the database can count; past the last page answers 404 anyway.
 const pageQuery = {
-  page: { type: 'integer', minimum: 1, default: 1 },
-  page_size: { type: 'integer', minimum: 1, description: 'Default 20; values above 100 are capped at 100.' },
-  ordering: { type: 'string' },
+  page: { type: 'integer', minimum: 1, maximum: 2147483647, default: 1 },
+  page_size: { type: 'integer', minimum: 1, maximum: 2147483647, description: 'Default 20; values above 100 are capped at 100.' },
 } as const;
 
-/** Query strings: values arrive as strings and are coerced; unknown parameters are ignored. */
+/** Query strings: values arrive as strings and are coerced; unknown parameters (e.g. DRF's `ordering`) are ignored. */
 export const userListQuery = {
   type: 'object',
   properties: {

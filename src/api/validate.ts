@@ -2,6 +2,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { fieldErrors } from './errors.js';
+import { inputProblem } from '../domain/input-text.js';
 
 const bodies = new Ajv({ allErrors: true, strict: true });
 const queries = new Ajv({ allErrors: true, strict: true, coerceTypes: 'array', useDefaults: true });
@@ -34,14 +35,27 @@ function fieldOf(error: ErrorObject): string {
   return error.instancePath.split('/')[1] || 'non_field_errors';
 }
 
+/** A Map, not an object literal: a field named `constructor` or `__proto__` must be just a name. */
 function toFieldMap(errors: ErrorObject[]): Record<string, string[]> {
-  const fields: Record<string, string[]> = {};
+  const fields = new Map<string, string[]>();
   for (const error of errors) {
-    const list = (fields[fieldOf(error)] ??= []);
+    const field = fieldOf(error);
+    const list = fields.get(field) ?? [];
     const text = message(error);
     if (!list.includes(text)) list.push(text);
+    fields.set(field, list);
   }
-  return fields;
+  return Object.fromEntries(fields);
+}
+
+/** Fields whose value (or key) holds text the service cannot keep, before any schema rule. */
+function inputProblems(values: Record<string, unknown>): Record<string, string[]> | undefined {
+  const problems = new Map<string, string[]>();
+  for (const [field, value] of Object.entries(values)) {
+    const problem = inputProblem(field) ?? inputProblem(value);
+    if (problem) problems.set(inputProblem(field) ? 'non_field_errors' : field, [problem]);
+  }
+  return problems.size ? Object.fromEntries(problems) : undefined;
 }
 
 const cache = new WeakMap<object, ReturnType<Ajv['compile']>>();
@@ -58,15 +72,25 @@ export function validateBody<T>(schema: object, body: unknown, ignore: readonly 
   }
   const copy: Record<string, unknown> = { ...body };
   for (const key of ignore) delete copy[key];
+  const problems = inputProblems(copy);
+  if (problems) throw fieldErrors(problems);
   const check = compiled(bodies, schema);
   if (!check(copy)) throw fieldErrors(toFieldMap(check.errors!));
   return copy as T;
+}
+
+/** ajv coerces any numeric text ("Infinity", "0x10", "1e3"); a query integer is written in decimal digits. */
+function notDecimal(schema: { properties: Record<string, { type?: string }> }, values: Record<string, unknown>): Record<string, string[]> | undefined {
+  const wrong = Object.keys(values).filter((key) => schema.properties[key]?.type === 'integer' && !/^[+-]?\d{1,12}$/.test(String(values[key]).trim()));
+  return wrong.length ? Object.fromEntries(wrong.map((key) => [key, ['A valid integer is required.']])) : undefined;
 }
 
 /** Returns the query coerced to T (repeated parameters become arrays), or throws 400 with a field map. */
 export function validateQuery<T>(schema: object & { properties: object }, query: Record<string, unknown>): T {
   const known: Record<string, unknown> = {};
   for (const key of Object.keys(schema.properties)) if (query[key] !== undefined) known[key] = query[key];
+  const problems = inputProblems(known) ?? notDecimal(schema as never, known);
+  if (problems) throw fieldErrors(problems);
   const check = compiled(queries, schema);
   if (!check(known)) throw fieldErrors(toFieldMap(check.errors!));
   return known as T;

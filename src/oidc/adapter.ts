@@ -4,6 +4,7 @@
  */
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Store } from '../store/contract.js';
+import { inputProblem } from '../domain/input-text.js';
 
 /** Models that are redeemed once: losing the consume race must fail the request, not issue tokens twice. */
 const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -11,6 +12,8 @@ const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', '
 export function adapterFactory(store: Store): (model: string) => Adapter {
   return (model) => ({
     async upsert(id, payload, expiresIn) {
+      // Last line of defence: whatever parameter carried it, text PostgreSQL cannot hold is the client's error.
+      if (inputProblem(payload)) throw new errors.InvalidRequest('a parameter contains characters that are not allowed');
       await store.oidcPayloads.upsert({
         model,
         id,

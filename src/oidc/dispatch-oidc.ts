@@ -41,6 +41,10 @@ export function dispatchOidc(providers: ProviderSet, store: Store) {
 
   async function token(ctx: Context, next: Next) {
     if (ctx.method !== 'POST') return oauthError(ctx, 405, 'invalid_request', 'the token endpoint only accepts POST');
+    // The engine reads bodies as they come; no OAuth client compresses a token request.
+    if (!['', 'identity'].includes(ctx.get('Content-Encoding').toLowerCase())) {
+      return oauthError(ctx, 400, 'invalid_request', 'compressed request bodies are not supported');
+    }
     const clientId = await readTokenClientId(ctx);
     const entry = clientId === undefined ? undefined : providers.byClientId.get(clientId);
     if (!entry) return oauthError(ctx, 401, 'invalid_client', 'client authentication failed');

@@ -8,6 +8,7 @@ import type { ApplicationSettings, Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { SigningJwk } from '../domain/signing-keys.js';
 import { mayUseApplication } from '../domain/applications.js';
+import { inputProblem } from '../domain/input-text.js';
 import { adapterFactory } from './adapter.js';
 import { findAccount } from './account.js';
 import { logoutSource, postLogoutSuccessSource, renderOidcError } from './logout-pages.js';
@@ -22,6 +23,13 @@ export interface ProviderParts {
 const CODE_TTL = 60; // spec §8: fixed, not configurable
 
 export const interactionPath = (slug: string, uid: string) => `/if/flow/${slug}/${uid}/`;
+
+/** Parameters with NUL characters would be stored with the interaction: refused as invalid_request. */
+function rejectUnstorableParams(ctx: KoaContextWithOIDC) {
+  for (const [name, value] of Object.entries(ctx.oidc.params ?? {})) {
+    if (inputProblem(value)) throw new errors.InvalidRequest(`the ${name} parameter contains characters that are not allowed`);
+  }
+}
 
 /** prompt=login, or a max_age the session is older than: the engine will ask someone to sign in. */
 function asksForSignIn(ctx: KoaContextWithOIDC): boolean {
@@ -95,11 +103,12 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: true },
     },
-    // The engine treats a request without openid as plain OAuth; the spec requires it. This validator runs
-    // after redirect_uri validation, so the error is redirected to the application.
+    // Runs after redirect_uri validation, so these errors are redirected to the application.
     extraParams: {
       async scope(ctx: KoaContextWithOIDC, value: string | undefined) {
         if (ctx.oidc.route !== 'authorization') return;
+        rejectUnstorableParams(ctx);
+        // The engine treats a request without openid as plain OAuth; the spec requires it.
         if (!String(value ?? '').split(' ').includes('openid')) throw new errors.InvalidScope('the openid scope is required', 'openid');
       },
     },

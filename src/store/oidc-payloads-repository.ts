@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { OidcPayload, OidcPayloadsRepository } from './contract.js';
 import type { Tables } from './tables.js';
+import { isStorableText } from './storable-text.js';
 
 /** Models the engine revokes by grant id (its memory adapter's `grantable`). */
 export const GRANT_TOKEN_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest'];
@@ -12,6 +13,9 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
   const live = (model: string, now: Date) =>
     db.selectFrom('oidc_payloads').select(columns).where('model', '=', model)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+  /** A key PostgreSQL cannot hold names no row: answered without asking (the query would fail). */
+  const findBy = async (column: 'id' | 'uid' | 'user_code', model: string, key: string, now: Date) =>
+    (isStorableText(key) ? live(model, now).where(column, '=', key).executeTakeFirst() : undefined) as Promise<OidcPayload | undefined>;
 
   return {
     async upsert(row) {
@@ -29,12 +33,12 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
         .execute();
     },
 
-    find: (model, id, now) => live(model, now).where('id', '=', id).executeTakeFirst() as Promise<OidcPayload | undefined>,
-    findByUid: (model, uid, now) => live(model, now).where('uid', '=', uid).executeTakeFirst() as Promise<OidcPayload | undefined>,
-    findByUserCode: (model, userCode, now) =>
-      live(model, now).where('user_code', '=', userCode).executeTakeFirst() as Promise<OidcPayload | undefined>,
+    find: (model, id, now) => findBy('id', model, id, now),
+    findByUid: (model, uid, now) => findBy('uid', model, uid, now),
+    findByUserCode: (model, userCode, now) => findBy('user_code', model, userCode, now),
 
     async consume(model, id, now) {
+      if (!isStorableText(id)) return false;
       // Compare-and-set: only the caller that flips consumed_at from null wins.
       const result = await db.updateTable('oidc_payloads').set({ consumed_at: now })
         .where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null).executeTakeFirst();
@@ -42,6 +46,7 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
     },
 
     async destroy(model, id) {
+      if (!isStorableText(id)) return;
       await db.deleteFrom('oidc_payloads').where('model', '=', model).where('id', '=', id).execute();
     },
 
