@@ -9,6 +9,7 @@ import { apiMiddleware } from './api/router.js';
 import { healthRouter, type ReadinessCheck } from './observability/health.js';
 import { logRequests } from './observability/request-log.js';
 import { setSecurityHeaders } from './observability/security-headers.js';
+import { pinOrigin } from './observability/pin-origin.js';
 import type { Oidc } from './oidc/setup.js';
 import type { Enqueue } from './domain/deliveries.js';
 
@@ -24,8 +25,10 @@ export interface AppParts {
 }
 
 export function createApp({ settings, store, logger, readiness = [], oidc, enqueue }: AppParts): Koa {
-  const app = new Koa({ proxy: settings.server.trust_proxy });
+  // Behind proxies, the client address is the one the last `proxy_hops` proxies saw (X-Forwarded-For from the right).
+  const app = new Koa({ proxy: settings.server.trust_proxy, maxIpsCount: settings.server.proxy_hops });
   app.silent = true; // errors are logged by the layers that render them
+  pinOrigin(app, settings.issuer.base_url);
   const health = healthRouter([{ name: 'database', check: () => store.ping() }, ...readiness]);
   app.use(logRequests(logger.child({ component: 'http' })));
   app.use(setSecurityHeaders);

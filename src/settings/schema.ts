@@ -4,7 +4,7 @@
  */
 export interface Settings {
   issuer: { base_url: string };
-  server: { host: string; port: number; trust_proxy: boolean };
+  server: { host: string; port: number; trust_proxy: boolean; proxy_hops: number };
   database: { url: string; pool_size: number };
   redis: { url: string; prefix: string };
   data_dir: string;
@@ -59,14 +59,15 @@ export const settingsSchema = {
     issuer: section('Public identity of the service.', {
       base_url: {
         type: 'string',
-        pattern: '^https?://[^/?#]+(/[^?#]*)?$',
-        description: 'Public origin (and optional path prefix) of the service, e.g. https://id.example.com. Issuers and API pagination links are built from it, never from the Host header.',
+        pattern: '^https?://[^/?#@]+/?$',
+        description: 'Public origin of the service, e.g. https://id.example.com (no path: the service owns its host name). Every URL it emits is built from it, never from the Host or X-Forwarded-Host headers.',
       },
     }),
     server: section('HTTP listener.', {
       host: { type: 'string', minLength: 1, description: 'Interface to listen on.' },
       port: int(0, 'TCP port (0 = any free port).', 65535),
-      trust_proxy: { type: 'boolean', description: 'Trust X-Forwarded-* headers from a reverse proxy.' },
+      trust_proxy: { type: 'boolean', description: 'Behind a reverse proxy: take the client address (rate limits, logs) from X-Forwarded-For. URLs always come from issuer.base_url.' },
+      proxy_hops: int(1, 'With trust_proxy: how many proxies append to X-Forwarded-For. The client address is the entry that many from the right; entries further left are the client\'s own and never trusted.', 10),
     }),
     database: section('System of record.', {
       url: {
