@@ -8,10 +8,11 @@ import type { Store } from './store/contract.js';
 import { apiMiddleware } from './api/router.js';
 import { healthRouter, type ReadinessCheck } from './observability/health.js';
 import { logRequests } from './observability/request-log.js';
-import { setSecurityHeaders } from './observability/security-headers.js';
+import { securityHeaders } from './observability/security-headers.js';
 import { pinOrigin } from './observability/pin-origin.js';
 import type { Oidc } from './oidc/setup.js';
 import type { Enqueue } from './domain/deliveries.js';
+import { createRateLimits, type RateLimits } from './domain/rate-limits.js';
 
 export interface AppParts {
   settings: Settings;
@@ -22,18 +23,20 @@ export interface AppParts {
   oidc?: Oidc;
   /** Queues a delivery again (redelivery from the API); omitted, redelivery answers 503. */
   enqueue?: Enqueue;
+  /** Rate-limit counters (Redis in `idp serve`); omitted, in-process counters. */
+  limits?: RateLimits;
 }
 
-export function createApp({ settings, store, logger, readiness = [], oidc, enqueue }: AppParts): Koa {
+export function createApp({ settings, store, logger, readiness = [], oidc, enqueue, limits = createRateLimits(settings) }: AppParts): Koa {
   // Behind proxies, the client address is the one the last `proxy_hops` proxies saw (X-Forwarded-For from the right).
   const app = new Koa({ proxy: settings.server.trust_proxy, maxIpsCount: settings.server.proxy_hops });
   app.silent = true; // errors are logged by the layers that render them
   pinOrigin(app, settings.issuer.base_url);
   const health = healthRouter([{ name: 'database', check: () => store.ping() }, ...readiness]);
   app.use(logRequests(logger.child({ component: 'http' })));
-  app.use(setSecurityHeaders);
+  app.use(securityHeaders(settings.issuer.base_url));
   app.use(health.routes());
-  app.use(apiMiddleware(store, settings, logger.child({ component: 'api' }), enqueue));
+  app.use(apiMiddleware(store, settings, logger.child({ component: 'api' }), limits, enqueue));
   if (oidc) {
     app.keys = oidc.cookieKeys; // must equal the providers' cookie keys
     for (const middleware of oidc.middleware) app.use(middleware);

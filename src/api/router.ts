@@ -1,6 +1,6 @@
 /**
  * The provisioning API at /api/v3/core and the delivery log at /api/v3/events. Everything under /api/ runs one pipeline — JSON errors, bearer
- * auth, JSON body parsing, routes — so unknown paths and methods get JSON errors too.
+ * auth, a per-token rate limit, JSON body parsing, routes — so unknown paths and methods get JSON errors too.
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -15,8 +15,10 @@ import { renderApiErrors } from './render-errors.js';
 import { userRoutes } from './users.js';
 import { deliveryRoutes } from './deliveries.js';
 import type { Enqueue } from '../domain/deliveries.js';
+import type { RateLimits } from '../domain/rate-limits.js';
+import { limitRequests } from './limit-requests.js';
 
-export function apiMiddleware(store: Store, settings: Settings, logger: Logger, enqueue?: Enqueue): Middleware {
+export function apiMiddleware(store: Store, settings: Settings, logger: Logger, limits: RateLimits, enqueue?: Enqueue): Middleware {
   const core = new Router({ prefix: '/api/v3/core' });
   userRoutes(core, store, settings);
   groupRoutes(core, store, settings);
@@ -26,6 +28,7 @@ export function apiMiddleware(store: Store, settings: Settings, logger: Logger, 
   const pipeline: Middleware = compose<any>([
     renderApiErrors(logger, settings.api.max_body_bytes),
     authenticate(store),
+    limitRequests(limits),
     parseJsonBody(settings.api.max_body_bytes),
     core.routes(),
     core.allowedMethods(),

@@ -5,10 +5,14 @@
 const uuid = { type: 'string', format: 'uuid' } as const;
 const attributes = { type: 'object', description: 'Free-form; first_name and last_name are used for given_name/family_name.' } as const;
 
+/** A required text: at least one character that is not white space, on create and on update alike. */
+const text = (maxLength: number, description?: string) =>
+  ({ type: 'string', minLength: 1, maxLength, pattern: '\\S', ...(description ? { description } : {}) }) as const;
+
 export const userFields = {
-  username: { type: 'string', minLength: 1, maxLength: 150, description: 'Unique, case-insensitively; use the e-mail.' },
+  username: text(150, 'Unique, case-insensitively; use the e-mail.'),
   email: { type: 'string', format: 'email', maxLength: 254, description: 'Unique, case-insensitively.' },
-  name: { type: 'string', minLength: 1, maxLength: 255, description: 'Full display name.' },
+  name: text(255, 'Full display name.'),
   is_active: { type: 'boolean' },
   attributes,
 } as const;
@@ -27,7 +31,7 @@ export const userPatch = {
 } as const;
 
 export const groupFields = {
-  name: { type: 'string', minLength: 1, maxLength: 150 },
+  name: text(150, 'Unique, case-insensitively.'),
   attributes,
 } as const;
 

@@ -14,6 +14,7 @@ function message(error: ErrorObject): string {
     case 'required': return 'This field is required.';
     case 'additionalProperties': return 'Unknown field.';
     case 'minLength': return params.limit === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${params.limit} characters.`;
+    case 'pattern': return params.pattern === '\\S' ? 'This field may not be blank.' : 'This value does not have the required format.';
     case 'maxLength': return `Ensure this field has no more than ${params.limit} characters.`;
     case 'minimum': return `Ensure this value is greater than or equal to ${params.limit}.`;
     case 'maximum': return `Ensure this value is less than or equal to ${params.limit}.`;

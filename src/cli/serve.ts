@@ -29,7 +29,7 @@ export async function serve(options: { port?: string; host?: string }): Promise<
     ? startWorkers(runtime.store, settings, logger.child({ component: 'worker' }), {}, logoutTokenSigner(oidc.providers))
     : startProducer(settings);
   const readiness = [{ name: 'redis', check: () => background.ping() }];
-  const app = createApp({ settings, store: runtime.store, logger, oidc, enqueue: background.enqueue, readiness });
+  const app = createApp({ settings, store: runtime.store, logger, oidc, enqueue: background.enqueue, readiness, limits: signIn.limits });
   const server = await listen(app, settings.server.host, settings.server.port);
   const stopSweeping = startSweeping(runtime.store, logger.child({ component: 'sweeper' }));
 

@@ -1,45 +1,58 @@
 /**
- * Brute-force protection (rate-limiter-flexible). Every attempt is counted before it is checked, so parallel
- * guesses cannot slip past the limit; a correct password clears its account's counter. Counters live in
- * Redis; when Redis does not answer, attempts are refused (RateLimitUnavailable) rather than let through.
+ * Brute-force and abuse protection (rate-limiter-flexible). Counters live in Redis so every replica shares
+ * them; while Redis does not answer, each process falls back to counters of its own (the limits still hold,
+ * per process) instead of refusing everyone or letting everything through.
+ *
+ * Sign-in attempts are counted before they are checked, so parallel guesses cannot slip past a limit; a correct
+ * password clears its account's counters. Other limits are checked first and count only failures.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import type { Settings } from '../settings/schema.js';
 
-export type LimitKind = 'account' | 'ip' | 'interaction';
-
-export class RateLimitUnavailable extends Error {
-  override name = 'RateLimitUnavailable';
-}
+/**
+ * account: failed passwords for one account from one address (a lock there locks out only that address);
+ * account_total: from any address (bounds a distributed guess; the password-reset path stays open);
+ * ip: sign-in posts per address; interaction: codes per sign-in; api: requests per API token;
+ * client_auth: failed client authentications per client and address at the token endpoint.
+ */
+export type LimitKind = 'account' | 'account_total' | 'ip' | 'interaction' | 'api' | 'client_auth';
 
 export type LimitOutcome = { allowed: true } | { allowed: false; kind: LimitKind; retryAfterSeconds: number };
 
 export interface RateLimits {
   /** Counts one attempt under each key; refused when any of them is over its limit. */
   attempt(keys: Array<[LimitKind, string]>): Promise<LimitOutcome>;
+  /** Refused when any key has used up its limit; counts nothing. */
+  check(keys: Array<[LimitKind, string]>): Promise<LimitOutcome>;
   /** Forgets the counter (a correct password ends an account's run of failures). */
   reset(kind: LimitKind, key: string): Promise<void>;
 }
 
 /** Interaction counters outlive any sign-in (the engine's interactions last an hour). */
 const INTERACTION_WINDOW_SECONDS = 3600;
+const CLIENT_AUTH_FAILURES_PER_MINUTE = 20;
 
-/** `redis` absent: in-process counters (embedding without Redis, e.g. tests of other features). */
+/** `redis` absent: in-process counters only (embedding without Redis, e.g. tests of other features). */
 export function createRateLimits(settings: Settings, redis?: Redis): RateLimits {
   const limits = settings.rate_limits;
   const options: Record<LimitKind, { points: number; duration: number }> = {
     account: { points: limits.account_failures, duration: limits.account_window_seconds },
+    account_total: { points: limits.account_failures_all_addresses, duration: limits.account_window_seconds },
     ip: { points: limits.ip_per_minute, duration: 60 },
     interaction: { points: limits.interaction_attempts, duration: INTERACTION_WINDOW_SECONDS },
+    api: { points: limits.api_per_minute, duration: 60 },
+    client_auth: { points: CLIENT_AUTH_FAILURES_PER_MINUTE, duration: 60 },
   };
   const limiters = Object.fromEntries(Object.entries(options).map(([kind, opts]) => {
     const keyPrefix = `${settings.redis.prefix}:rl:${kind}`;
-    const limiter: RateLimiterAbstract = redis
-      ? new RateLimiterRedis({ storeClient: redis, keyPrefix, ...opts })
-      : new RateLimiterMemory({ keyPrefix, ...opts });
+    const memory = new RateLimiterMemory({ keyPrefix, ...opts });
+    const limiter: RateLimiterAbstract = redis ? new RateLimiterRedis({ storeClient: redis, keyPrefix, ...opts, insuranceLimiter: memory, rejectIfRedisNotReady: true }) : memory;
     return [kind, limiter];
   })) as Record<LimitKind, RateLimiterAbstract>;
+
+  const refusal = (kind: LimitKind, res: RateLimiterRes): LimitOutcome =>
+    ({ allowed: false, kind, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) });
 
   return {
     async attempt(keys) {
@@ -48,18 +61,21 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
         try {
           await limiters[kind].consume(key.toLowerCase());
         } catch (error) {
-          if (!(error instanceof RateLimiterRes)) throw new RateLimitUnavailable(String((error as Error)?.message ?? error));
-          refused ??= { allowed: false, kind, retryAfterSeconds: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+          if (!(error instanceof RateLimiterRes)) throw error;
+          refused ??= refusal(kind, error);
         }
       }
       return refused ?? { allowed: true };
     },
-    async reset(kind, key) {
-      try {
-        await limiters[kind].delete(key.toLowerCase());
-      } catch (error) {
-        throw new RateLimitUnavailable(String((error as Error)?.message ?? error));
+    async check(keys) {
+      for (const [kind, key] of keys) {
+        const res = await limiters[kind].get(key.toLowerCase());
+        if (res && res.consumedPoints >= options[kind].points) return refusal(kind, res);
       }
+      return { allowed: true };
+    },
+    async reset(kind, key) {
+      await limiters[kind].delete(key.toLowerCase());
     },
   };
 }

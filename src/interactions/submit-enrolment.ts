@@ -18,7 +18,6 @@ export function submitEnrolment(deps: SignInDeps) {
     if (!loaded) return;
     const { ticket, user } = loaded;
     const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${ctx.state.interaction.details.uid}`]]);
-    if (limited.unavailable) return;
     if (limited.refused) return showEnrolment(ctx, deps, user, ticket.amr, false, limited.refused);
 
     const code = String(ctx.request.body?.code ?? '').replace(/\s/g, '');

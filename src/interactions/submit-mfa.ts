@@ -21,7 +21,6 @@ export function submitMfa(deps: SignInDeps) {
     const { ticket, user } = loaded;
     const token = String(ctx.request.body?.ticket);
     const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${ctx.state.interaction.details.uid}`]]);
-    if (limited.unavailable) return;
     if (limited.refused) return renderMfaPage(ctx, token, limited.refused, 429);
 
     const code = String(ctx.request.body?.code ?? '').replace(/\s/g, '');

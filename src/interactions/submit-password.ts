@@ -1,7 +1,8 @@
 /**
  * POST …/password: counts the attempt (per IP and per e-mail) before checking anything, checks the
  * credentials, then goes on to the second factor or finishes. The failure message is the same for every
- * wrong e-mail/password combination, and a locked account is refused without looking at the password.
+ * wrong e-mail/password combination, and a locked account is refused without looking at the password: the lock
+ * is a wait with a stated end, per address, so nobody can lock a user out from everywhere for good.
  */
 import { checkCredentials } from '../domain/passwords.js';
 import type { SignInDeps } from './deps.js';
@@ -16,13 +17,14 @@ export function submitPassword(deps: SignInDeps) {
   return async function submitPassword(ctx: InteractionContext) {
     const email = String(ctx.request.body?.email ?? '').trim();
     const password = String(ctx.request.body?.password ?? '');
-    const limited = await countAttempt(ctx, deps, [['account', email]]);
-    if (limited.unavailable) return;
+    // Per account from this address (a lock here locks out only this address), and from every address.
+    const fromHere = `${email}|${ctx.ip}`;
+    const limited = await countAttempt(ctx, deps, [['account', fromHere], ['account_total', email]]);
     if (limited.refused) return renderPasswordPage(ctx, email, limited.refused, 429);
 
     const user = await checkCredentials(deps.store, email, password, deps.settings.passwords.bcrypt_cost);
     if (!user) return renderPasswordPage(ctx, email, SIGN_IN_FAILED, 400);
-    await deps.services.limits.reset('account', email).catch(() => {}); // best effort: the window ends anyway
+    await Promise.all([deps.services.limits.reset('account', fromHere), deps.services.limits.reset('account_total', email)]);
     return continueSignIn(ctx, deps, user, ['pwd']);
   };
 }

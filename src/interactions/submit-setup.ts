@@ -24,7 +24,6 @@ export function submitSetup(deps: SignInDeps) {
     if (problems.length) return renderSetupPage(ctx, user.email, min, problems.join(' '), 400);
 
     const limited = await countAttempt(ctx, deps, [['interaction', `setup:${uid}`]]);
-    if (limited.unavailable) return;
     if (limited.refused) return renderSetupPage(ctx, user.email, min, limited.refused, 429);
 
     const check = await checkSetupCode(store, uid, String(ctx.request.body?.code ?? '').replace(/\s/g, ''), settings.secrets.key);

@@ -8,6 +8,7 @@ import { renderPage } from '../interactions/render-page.js';
 import { runProvider } from './mount-provider.js';
 import { SHARED_PREFIX, type AppProvider, type ProviderSet } from './providers.js';
 import { readTokenClientId } from './read-token-client.js';
+import type { RateLimits } from '../domain/rate-limits.js';
 
 function oauthError(ctx: Context, status: number, error: string, description: string) {
   ctx.status = status;
@@ -28,7 +29,7 @@ function bearerToken(ctx: Context): string | undefined {
   return /^Bearer\s+(\S+)$/i.exec(ctx.get('Authorization'))?.[1];
 }
 
-export function dispatchOidc(providers: ProviderSet, store: Store) {
+export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateLimits) {
   const mountApp = (entry: AppProvider) => `${SHARED_PREFIX}/${entry.app.slug}`;
 
   async function authorize(ctx: Context, next: Next) {
@@ -48,7 +49,15 @@ export function dispatchOidc(providers: ProviderSet, store: Store) {
     const clientId = await readTokenClientId(ctx);
     const entry = clientId === undefined ? undefined : providers.byClientId.get(clientId);
     if (!entry) return oauthError(ctx, 401, 'invalid_client', 'client authentication failed');
-    return runProvider(entry.provider, ctx, next, SHARED_PREFIX, '/token/');
+    // Failed client authentications slow down per client and address (guessing a secret, a misconfigured app).
+    const key = `${clientId}|${ctx.ip}`;
+    const limited = await limits.check([['client_auth', key]]);
+    if (!limited.allowed) {
+      ctx.set('Retry-After', String(limited.retryAfterSeconds));
+      return oauthError(ctx, 429, 'invalid_client', `too many failed client authentications; try again in ${limited.retryAfterSeconds} s`);
+    }
+    await runProvider(entry.provider, ctx, next, SHARED_PREFIX, '/token/');
+    if (ctx.status === 401 && (ctx.body as { error?: string } | undefined)?.error === 'invalid_client') await limits.attempt([['client_auth', key]]);
   }
 
   async function userinfo(ctx: Context, next: Next) {

@@ -29,9 +29,10 @@ export async function setupOidc(settings: Settings, store: Store, logger: Logger
   await ensureAccessGroups(store, settings.applications);
   const keysForCookies = cookieKeys(settings.secrets.key);
   const providers = createProviders({ settings, store, keys, cookieKeys: keysForCookies, logger });
+  const services = signIn ?? inProcessSignInServices(settings, logger.child({ component: 'mail' }));
   return {
     providers,
     cookieKeys: keysForCookies,
-    middleware: [interactionMiddleware(providers, store, settings, signIn ?? inProcessSignInServices(settings, logger.child({ component: 'mail' }))), dispatchOidc(providers, store) as Middleware],
+    middleware: [interactionMiddleware(providers, store, settings, services), dispatchOidc(providers, store, services.limits) as Middleware],
   };
 }

@@ -17,7 +17,10 @@ export interface Settings {
   webhooks: { timeout_seconds: number; retries: number; backoff_seconds: number; allow_insecure_loopback: boolean };
   worker: { embedded: boolean; relay_interval_ms: number; concurrency: number; stalled_interval_ms: number; requeue_after_seconds: number };
   mail: { smtp_url: string; from: string };
-  rate_limits: { account_failures: number; account_window_seconds: number; ip_per_minute: number; interaction_attempts: number };
+  rate_limits: {
+    account_failures: number; account_failures_all_addresses: number; account_window_seconds: number; ip_per_minute: number;
+    interaction_attempts: number; api_per_minute: number;
+  };
   applications: ApplicationSettings[];
 }
 
@@ -131,11 +134,13 @@ export const settingsSchema = {
       smtp_url: { type: 'string', pattern: '^(|smtps?://.+)$', description: 'SMTP server, e.g. smtp://user:pass@mail.example.com:587 (STARTTLS) or smtps://…:465. Empty: messages are logged and written to <data_dir>/mail/ (development only).' },
       from: { type: 'string', minLength: 3, description: 'Sender address of the messages.' },
     }),
-    rate_limits: section('Brute-force protection (counters in Redis; sign-in refuses with "try again shortly" while Redis is down).', {
-      account_failures: int(1, 'Password attempts per e-mail address within the window; further attempts are refused until it ends.'),
-      account_window_seconds: int(1, 'Window of the per-account counter.'),
+    rate_limits: section('Brute-force and abuse protection (counters in Redis; while Redis is down each process keeps its own, so the limits hold per process).', {
+      account_failures: int(1, 'Failed passwords for one account from one client address within the window; further attempts from that address wait until it ends (other addresses are not locked out).'),
+      account_failures_all_addresses: int(1, 'Failed passwords for one account from all addresses within the window (a distributed guess); further attempts wait until it ends. Password setup and reset stay open.'),
+      account_window_seconds: int(1, 'Window of the per-account counters.'),
       ip_per_minute: int(1, 'Password and code attempts per client IP per minute.'),
       interaction_attempts: int(1, 'Second-factor and setup-code attempts per sign-in.'),
+      api_per_minute: int(1, 'Provisioning API requests per API token per minute; further requests get 429 with Retry-After.'),
     }),
     applications: {
       type: 'array',

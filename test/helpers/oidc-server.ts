@@ -90,7 +90,7 @@ export async function startOidcServer(
   const mail = options.redisServices ? startMailWorker(settings, logger) : undefined;
   const oidc = await setupOidc(settings, db.store, logger, signIn);
   const workers = options.workers ? startWorkers(db.store, settings, logger, {}, logoutTokenSigner(oidc.providers)) : undefined;
-  server.on('request', createApp({ settings, store: db.store, logger, oidc, enqueue: workers?.enqueue }).callback());
+  server.on('request', createApp({ settings, store: db.store, logger, oidc, enqueue: workers?.enqueue, limits: signIn?.limits }).callback());
 
   const testApps: Record<string, TestApp> = {};
   for (const app of settings.applications) {
