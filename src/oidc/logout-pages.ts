@@ -1,7 +1,9 @@
 /**
- * The RP-initiated logout pages. The engine asks for a confirmation by default; the spec wants the SSO
- * session ended without one, so the page posts the engine's form (with logout=yes: every application of the
- * session) by itself, through a script allowed by a per-response CSP nonce. A visible button covers no-JS.
+ * The RP-initiated logout pages. With a valid id_token_hint the application proved the request is its own,
+ * and the spec wants the SSO session ended without a prompt: the page posts the engine's form (with
+ * logout=yes: every application of the session) by itself, through a script allowed by a per-response CSP
+ * nonce; a visible button covers no-JS. Without a hint anyone could have sent the browser here (logout CSRF):
+ * the page asks, and only its POST (CSRF-bound by the engine's xsrf field) ends the session.
  */
 import { randomBytes } from 'node:crypto';
 import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
@@ -13,9 +15,14 @@ const csp = (nonce: string) =>
 
 /** `form` is the engine's `<form id="op.logoutForm" …>` holding the xsrf field; it is HTML we pass through. */
 export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
-  const nonce = randomBytes(16).toString('base64');
   const fields = '<input type="hidden" name="logout" value="yes"/><button type="submit" autofocus>Sign out</button>';
-  renderPage(ctx as never, 'logout', { title: 'Signing out', form: form.replace('</form>', `${fields}</form>`), nonce });
+  const withButton = form.replace('</form>', `${fields}</form>`);
+  if (!ctx.oidc.params?.id_token_hint) {
+    renderPage(ctx as never, 'logout', { title: 'Sign out?', form: withButton, confirm: true });
+    return;
+  }
+  const nonce = randomBytes(16).toString('base64');
+  renderPage(ctx as never, 'logout', { title: 'Signing out', form: withButton, nonce });
   ctx.set('Content-Security-Policy', csp(nonce));
 }
 
