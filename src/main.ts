@@ -2,7 +2,7 @@
 /** `idp`: the command-line entry. Failures end with one readable line and exit code 1, never a stack trace. */
 import { Command } from 'commander';
 import { ConfigError } from './settings/load.js';
-import { ValidationError, NotFoundError } from './domain/errors.js';
+import { ValidationError, NotFoundError } from './errors.js';
 import { EmbeddedDatabaseBusy } from './store/embedded-lock.js';
 import { serve } from './cli/serve.js';
 import { tokenCommands } from './cli/tokens.js';

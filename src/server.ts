@@ -1,65 +1,70 @@
-/** Composes the Koa application from its parts and runs it on the configured port. */
+/**
+ * The Koa application as a table of middleware, outermost first: request log, security headers, the one
+ * error renderer, then the parts — health, the API, the pages' assets, the sign-in pages, the providers.
+ * src/service.ts builds the parts and calls this; nothing else does.
+ */
 import { once } from 'node:events';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { Settings } from './settings/schema.js';
 import type { Store } from './store/contract.js';
+import type { Enqueue } from './domain/deliveries.js';
+import type { RateLimits } from './domain/rate-limits.js';
 import { apiMiddleware } from './api/router.js';
 import { healthRouter, type ReadinessCheck } from './observability/health.js';
 import { logRequests } from './observability/request-log.js';
 import { securityHeaders } from './observability/security-headers.js';
 import { pinOrigin } from './observability/pin-origin.js';
-import type { Oidc } from './oidc/setup.js';
-import type { Enqueue } from './domain/deliveries.js';
-import { createRateLimits, type RateLimits } from './domain/rate-limits.js';
+import { renderErrors } from './render-errors.js';
+import { serveStatic } from './pages/serve-static.js';
+import { serveAvatar } from './pages/serve-avatar.js';
 
 export interface AppParts {
   settings: Settings;
   store: Store;
   logger: Logger;
-  readiness?: ReadinessCheck[];
-  /** OpenID Connect sign-in (built by setupOidc); omitted, the app serves only the API and health. */
-  oidc?: Oidc;
+  limits: RateLimits;
+  /** Checks beside the database's for /-/health/ready/ (Redis). */
+  readiness: ReadinessCheck[];
   /** Queues a delivery again (redelivery from the API); omitted, redelivery answers 503. */
   enqueue?: Enqueue;
-  /** Rate-limit counters (Redis in `idp serve`); omitted, in-process counters. */
-  limits?: RateLimits;
+  /** The sign-in pages (/if/…). */
+  signIn: Middleware;
+  /** The providers under /application/o/, and the cookie keys they sign with (the app must use the same). */
+  oidc: { dispatch: Middleware; cookieKeys: string[] };
 }
 
-export function createApp({ settings, store, logger, readiness = [], oidc, enqueue, limits = createRateLimits(settings) }: AppParts): Koa {
+export function createApp({ settings, store, logger, limits, readiness, enqueue, signIn, oidc }: AppParts): Koa {
   // Behind proxies, the client address is the one the last `proxy_hops` proxies saw (X-Forwarded-For from the right).
   const app = new Koa({ proxy: settings.server.trust_proxy, maxIpsCount: settings.server.proxy_hops });
-  app.silent = true; // errors are logged by the layers that render them
+  app.silent = true; // every error is rendered and logged by renderErrors
+  app.keys = oidc.cookieKeys;
   pinOrigin(app, settings.issuer.base_url);
   const health = healthRouter([{ name: 'database', check: () => store.ping() }, ...readiness]);
   app.use(logRequests(logger.child({ component: 'http' })));
   app.use(securityHeaders(settings.issuer.base_url));
+  app.use(renderErrors(logger.child({ component: 'http' })));
   app.use(health.routes());
-  app.use(apiMiddleware(store, settings, logger.child({ component: 'api' }), limits, enqueue));
-  if (oidc) {
-    app.keys = oidc.cookieKeys; // must equal the providers' cookie keys
-    for (const middleware of oidc.middleware) app.use(middleware);
-  }
+  app.use(apiMiddleware(store, settings, limits, enqueue));
+  app.use(serveStatic());
+  app.use(serveAvatar);
+  app.use(signIn);
+  app.use(oidc.dispatch);
   return app;
 }
 
-export interface RunningServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function listen(app: Koa, host: string, port: number): Promise<RunningServer> {
+/** Listens on host:port (port 0: any free one) and resolves once it does. */
+export async function listen(app: Koa, host: string, port: number): Promise<Server> {
   const server = app.listen(port, host);
   await once(server, 'listening');
+  return server;
+}
+
+/** The URL a listening server answers on, e.g. http://127.0.0.1:9000. */
+export function urlOf(server: Server): string {
   const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${shownHost}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }

@@ -4,6 +4,7 @@ import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import { getDelivery, listDeliveries, redeliver, type Enqueue } from '../domain/deliveries.js';
 import { detail } from './errors.js';
+import { NotFoundError } from '../errors.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { groupPk } from './path-params.js';
 import { requireScope } from './require-scope.js';
@@ -28,7 +29,7 @@ export function deliveryRoutes(router: Router, store: Store, settings: Settings,
     try {
       ctx.body = await redeliver(store, id, enqueue);
     } catch (error) {
-      if ((error as Error).name === 'NotFoundError') throw error;
+      if (error instanceof NotFoundError) throw error;
       throw detail(503, 'The delivery queue (Redis) is unavailable; try again shortly.', { 'Retry-After': '5' });
     }
     ctx.status = 202;

@@ -1,4 +1,4 @@
-/** JSON bodies only: other media types get 415, oversize 413 and malformed JSON 400 (via renderApiErrors). */
+/** JSON bodies only: other media types get 415, oversize 413 and malformed or badly encoded JSON 400. */
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { detail } from './errors.js';
@@ -7,7 +7,7 @@ import { readBody } from '../observability/read-body.js';
 const hasBody = (ctx: Context) => Boolean(ctx.get('Transfer-Encoding')) || Number(ctx.get('Content-Length') || 0) > 0;
 
 export function parseJsonBody(maxBytes: number) {
-  const parse = readBody(koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonStrict: true, jsonLimit: maxBytes, parsedMethods: ['POST', 'PUT', 'PATCH'] as never }));
+  const parse = readBody(koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonStrict: true, jsonLimit: maxBytes, parsedMethods: ['POST', 'PUT', 'PATCH'] as never }), maxBytes);
   return async function parseBody(ctx: Context, next: Next) {
     if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
     if (!hasBody(ctx)) {

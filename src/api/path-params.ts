@@ -1,4 +1,5 @@
 /** Path parameters that cannot name a resource answer 404, like an unknown one. */
+import { UUID } from '../uuid.js';
 import { notFound } from './errors.js';
 
 export function userPk(raw: string | undefined): number {
@@ -7,6 +8,6 @@ export function userPk(raw: string | undefined): number {
 }
 
 export function groupPk(raw: string | undefined): string {
-  if (!raw || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(raw)) throw notFound();
+  if (!raw || !UUID.test(raw)) throw notFound();
   return raw.toLowerCase();
 }

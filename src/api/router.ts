@@ -1,24 +1,24 @@
 /**
- * The provisioning API at /api/v3/core and the delivery log at /api/v3/events. Everything under /api/ runs one pipeline — JSON errors, bearer
- * auth, a per-token rate limit, JSON body parsing, routes — so unknown paths and methods get JSON errors too.
+ * The provisioning API at /api/v3/core and the delivery log at /api/v3/events. Everything under /api/ runs one
+ * pipeline — JSON answers for unknown paths and methods, bearer auth, a per-token rate limit, JSON body
+ * parsing, routes; errors are rendered in the API's shape by src/render-errors.ts.
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
-import type { Logger } from 'pino';
 import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import { authenticate } from './authenticate.js';
 import { groupRoutes } from './groups.js';
 import { parseJsonBody } from './parse-json-body.js';
-import { renderApiErrors } from './render-errors.js';
+import { answerUnmatched } from './answer-unmatched.js';
 import { userRoutes } from './users.js';
 import { deliveryRoutes } from './deliveries.js';
 import type { Enqueue } from '../domain/deliveries.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { limitRequests } from './limit-requests.js';
 
-export function apiMiddleware(store: Store, settings: Settings, logger: Logger, limits: RateLimits, enqueue?: Enqueue): Middleware {
+export function apiMiddleware(store: Store, settings: Settings, limits: RateLimits, enqueue?: Enqueue): Middleware {
   const core = new Router({ prefix: '/api/v3/core' });
   userRoutes(core, store, settings);
   groupRoutes(core, store, settings);
@@ -26,7 +26,7 @@ export function apiMiddleware(store: Store, settings: Settings, logger: Logger, 
   deliveryRoutes(events, store, settings, enqueue);
 
   const pipeline: Middleware = compose<any>([
-    renderApiErrors(logger, settings.api.max_body_bytes),
+    answerUnmatched,
     authenticate(store),
     limitRequests(limits),
     parseJsonBody(settings.api.max_body_bytes),

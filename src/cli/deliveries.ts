@@ -1,4 +1,5 @@
 /** `idp deliveries list|redeliver`: the delivery log from the command line (same as /api/v3/events/deliveries/). */
+import { UUID } from '../uuid.js';
 import type { Command } from 'commander';
 import { listDeliveries, redeliver } from '../domain/deliveries.js';
 import { startProducer } from '../queue/producer.js';
@@ -33,7 +34,7 @@ export function deliveryCommands(program: Command): void {
     .description('queue a delivery again (keeps its event id)')
     .argument('<id>', 'delivery id from `deliveries list`')
     .action(async (id: string) => {
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new Error(`delivery not found: ${id}`);
+      if (!UUID.test(id)) throw new Error(`delivery not found: ${id}`);
       await withRuntime(async ({ store }, settings) => {
         const producer = startProducer(settings);
         try {

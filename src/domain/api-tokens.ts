@@ -2,9 +2,10 @@
  * API tokens for the provisioning API: 32 random bytes shown once, stored as SHA-256 (a fast hash is right
  * for high-entropy secrets; the lookup by hash leaks nothing useful about the token).
  */
+import { UUID } from '../uuid.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiTokenRow, Store } from '../store/contract.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 
 export const API_SCOPES = ['users:read', 'users:write', 'groups:read', 'groups:write', 'events:read', 'events:write'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
@@ -51,8 +52,7 @@ export async function authenticateApiToken(store: Store, token: string, now = ne
 }
 
 export async function revokeApiToken(store: Store, id: string): Promise<void> {
-  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-  if (!uuid.test(id) || !(await store.apiTokens.revoke(id, new Date()))) throw new NotFoundError('API token');
+  if (!UUID.test(id) || !(await store.apiTokens.revoke(id, new Date()))) throw new NotFoundError('API token');
 }
 
 /**

@@ -39,9 +39,3 @@ export async function mayUseApplication(store: Store, app: ApplicationSettings, 
   if (!app.access_group) return true;
   return store.groups.hasMemberNamed(app.access_group, user.id);
 }
-
-/** The active user with this e-mail, if any. */
-export async function findUserByEmail(store: Store, email: string): Promise<UserRow | undefined> {
-  const { rows } = await store.users.list({ email: email.trim() }, { offset: 0, limit: 1 });
-  return rows[0];
-}

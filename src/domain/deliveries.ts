@@ -1,6 +1,6 @@
 /** The delivery log: what was sent where, every attempt, and redelivery of failures. */
 import type { DeliveryRow, DeliveryStatus, Page, Store } from '../store/contract.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../errors.js';
 
 export interface DeliveryView {
   id: string;

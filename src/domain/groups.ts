@@ -1,6 +1,6 @@
 /** Groups and memberships. */
 import { UniqueViolation, type GroupFilter, type GroupRow, type Page, type Store, type UserRow } from '../store/contract.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { emitMembershipChange } from './events.js';
 import type { ApplicationSettings } from '../settings/schema.js';
 import { guardedBy } from './applications.js';

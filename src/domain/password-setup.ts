@@ -7,7 +7,7 @@ import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Store, UserRow } from '../store/contract.js';
 import type { PasswordPolicy } from './passwords.js';
 import { hashPassword, policyProblems } from './passwords.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { hashCode } from './seal.js';
 import { setupCodeMessage, type SendMail } from './mail.js';
 
@@ -26,6 +26,12 @@ export async function sendSetupCode(
     expires_at: new Date(now.getTime() + SETUP_CODE_MINUTES * 60_000),
   });
   await sendMail(setupCodeMessage(input.user.email, input.user.uuid, input.appName, code, SETUP_CODE_MINUTES));
+}
+
+/** The user whose setup code of sign-in `id` is still unused; undefined once it is spent or gone. */
+export async function userOfSetupCode(store: Store, id: string): Promise<UserRow | undefined> {
+  const pending = await store.passwordSetup.findCode(id);
+  return pending && !pending.used_at ? store.users.findById(pending.user_id) : undefined;
 }
 
 export type SetupCodeCheck =

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { Store, UserRow } from '../store/contract.js';
-import { findUserByEmail } from './applications.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { findUserByEmail } from './users.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 
 export interface PasswordPolicy {
   bcrypt_cost: number;
@@ -46,6 +46,9 @@ export function policyProblems(password: string, email: string, policy: Password
   if (password.trim().toLowerCase() === email.trim().toLowerCase()) problems.push('The password must not be the e-mail address.');
   return problems;
 }
+
+/** Whether the user has a password (users without one set it up by mailed code first). */
+export const hasPassword = async (store: Store, userId: number) => Boolean(await store.credentials.passwordHash(userId));
 
 /** Sets a user's password after checking the policy. */
 export async function setPassword(store: Store, userId: number, password: string, policy: PasswordPolicy): Promise<void> {

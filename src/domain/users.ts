@@ -1,6 +1,6 @@
 /** Users: create, read, update, delete. Every write runs in one transaction. */
 import { UniqueViolation, type Page, type Store, type UserFilter, type UserRow } from '../store/contract.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { changedFields, emitMembershipChange, emitUserDeactivated, emitUserUpdated } from './events.js';
 import { signOutEverywhere } from './logout.js';
 
@@ -60,6 +60,15 @@ export async function createUser(store: Store, input: CreateUser): Promise<UserV
     return view(tx, row);
   });
 }
+
+/** The user with this uuid (the OIDC subject), active or not. */
+export const findUserByUuid = (store: Store, uuid: string) => store.users.findByUuid(uuid);
+
+/** The user with this e-mail (exact, case-insensitive), active or not. */
+export const findUserByEmail = (store: Store, email: string) => store.users.findByEmail(email.trim());
+
+/** A completed sign-in: shown as last_login. */
+export const recordSignIn = (store: Store, userId: number, at = new Date()) => store.credentials.recordLogin(userId, at);
 
 export async function getUser(store: Store, id: number): Promise<UserView> {
   const row = await store.users.findById(id);

@@ -5,9 +5,9 @@
  */
 import type { UserRow } from '../store/contract.js';
 import { mayUseApplication } from '../domain/applications.js';
+import { recordSignIn } from '../domain/users.js';
 import { hasTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
-import type { SignInDeps } from './deps.js';
-import type { InteractionContext } from './state.js';
+import type { InteractionContext, SignInDeps } from './state.js';
 import { finishInteraction } from './finish-interaction.js';
 import { renderEnrolPage, renderMfaPage } from './credential-pages.js';
 
@@ -34,6 +34,6 @@ export async function completeSignIn(ctx: InteractionContext, deps: SignInDeps, 
   if (!(await mayUseApplication(deps.store, app, user))) {
     return finishInteraction(ctx, { error: 'access_denied', error_description: 'you are not allowed to use this application' });
   }
-  await deps.store.credentials.recordLogin(user.id, new Date());
+  await recordSignIn(deps.store, user.id);
   return finishInteraction(ctx, { login: { accountId: user.uuid, amr, remember: true } });
 }

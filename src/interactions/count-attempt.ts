@@ -3,8 +3,7 @@
  * to show, or nothing when the attempt may go ahead.
  */
 import type { LimitKind } from '../domain/rate-limits.js';
-import type { SignInDeps } from './deps.js';
-import type { InteractionContext } from './state.js';
+import type { InteractionContext, SignInDeps } from './state.js';
 import { waitText } from './credential-pages.js';
 
 export async function countAttempt(ctx: InteractionContext, deps: SignInDeps, keys: Array<[LimitKind, string]>): Promise<{ refused?: string }> {

@@ -1,7 +1,8 @@
 /** Renderers of the pages after the password: setup code, second factor, enrolment, recovery codes, limits. */
 import QRCode from 'qrcode';
 import type { InteractionContext } from './state.js';
-import { renderPage } from './render-page.js';
+import { renderPage } from '../pages/render-page.js';
+import { PageError } from '../errors.js';
 
 const titleOf = (ctx: InteractionContext) => `Sign in to ${ctx.state.interaction.entry.app.name}`;
 
@@ -29,16 +30,19 @@ export function renderRecoveryCodesPage(ctx: InteractionContext, ticket: string,
   renderPage(ctx as never, 'recovery-codes', { ...common(ctx), action: `${ctx.state.interaction.base}finish`, ticket, codes });
 }
 
-export function renderUnavailablePage(ctx: InteractionContext) {
-  renderPage(ctx as never, 'error', {
+/** The mail queue did not take the setup code: the person tries again in a moment, from the start. */
+export function unavailable(ctx: InteractionContext, cause: unknown): PageError {
+  return new PageError(503, {
     title: 'Try again shortly',
     heading: 'Sign-in is briefly unavailable',
-    message: 'We could not check your attempt just now. Try again shortly.',
-  }, 503);
+    message: 'We could not send your code just now. Try again shortly.',
+    link: { href: ctx.state.interaction.base, label: 'Try again' },
+  }, cause);
 }
 
-export function renderRestartPage(ctx: InteractionContext, message: string) {
-  renderPage(ctx as never, 'error', { title: titleOf(ctx), heading: 'Sign in again', message }, 400);
+/** A step whose ticket or code no longer holds: back to the first page of this sign-in. */
+export function restart(ctx: InteractionContext, message: string): PageError {
+  return new PageError(400, { title: titleOf(ctx), heading: 'Sign in again', message, link: { href: ctx.state.interaction.base, label: 'Start again' } });
 }
 
 /** "Try again in 14 minutes." */

@@ -3,31 +3,28 @@
  * from the browser's interaction cookie; it must be the one named in the URL.
  */
 import type { Next } from 'koa';
-import type { ProviderSet } from '../oidc/providers.js';
-import { interactionPath } from '../oidc/provider-config.js';
+import { PageError } from '../errors.js';
 import type { CsrfTokens } from './csrf.js';
-import { renderPage } from './render-page.js';
-import type { InteractionContext } from './state.js';
+import { interactionPath, type InteractionContext, type SignInApps } from './state.js';
 
-function expiredPage(ctx: InteractionContext) {
-  renderPage(ctx as never, 'error', {
-    title: 'Sign-in expired',
-    heading: 'This sign-in page has expired',
-    message: 'Go back to the application and sign in again.',
-  }, 400);
-}
+/** No interaction cookie, another interaction's cookie, or an interaction the engine has forgotten. */
+export const expired = (cause?: unknown) => new PageError(400, {
+  title: 'Sign-in expired',
+  heading: 'This sign-in page has expired',
+  message: 'Go back to the application and sign in again.',
+}, cause);
 
-export function loadInteraction(providers: ProviderSet, csrf: CsrfTokens) {
+export function loadInteraction(apps: SignInApps, csrf: CsrfTokens) {
   return async function loadInteraction(ctx: InteractionContext & { params: Record<string, string> }, next: Next) {
-    const entry = providers.bySlug.get(ctx.params.slug ?? '');
-    if (!entry) return expiredPage(ctx);
+    const entry = apps.bySlug.get(ctx.params.slug ?? '');
+    if (!entry) throw expired();
     let details;
     try {
       details = await entry.provider.interactionDetails(ctx.req, ctx.res);
-    } catch {
-      return expiredPage(ctx); // no interaction cookie, or the interaction expired
+    } catch (error) {
+      throw expired(error);
     }
-    if (details.uid !== ctx.params.uid || details.params.client_id !== entry.app.client_id) return expiredPage(ctx);
+    if (details.uid !== ctx.params.uid || details.params.client_id !== entry.app.client_id) throw expired();
     ctx.state.interaction = { entry, details, base: interactionPath(entry.app.slug, details.uid), csrf: csrf.tokenFor(details.uid) };
     return next();
   };

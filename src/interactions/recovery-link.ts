@@ -4,10 +4,10 @@
  */
 import type { Context } from 'koa';
 import { redeemRecoveryLink, userOfRecoveryLink } from '../domain/password-setup.js';
-import { ValidationError } from '../domain/errors.js';
-import type { SignInDeps } from './deps.js';
+import { ValidationError } from '../errors.js';
+import type { SignInDeps } from './state.js';
 import type { CsrfTokens } from './csrf.js';
-import { renderPage } from './render-page.js';
+import { renderPage } from '../pages/render-page.js';
 
 type RecoveryContext = Context & { params: Record<string, string>; request: { body?: Record<string, unknown> } };
 

@@ -1,13 +1,12 @@
-/** The sign-in pages under /if/flow/{slug}/{uid}/, the recovery links, plus the stylesheet and generated avatars. */
+/** The sign-in pages under /if/flow/{slug}/{uid}/ and the recovery links under /if/recovery/{token}/. */
 import Router from '@koa/router';
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
-import type { ProviderSet } from '../oidc/providers.js';
 import { csrfTokens } from './csrf.js';
 import { ticketSigner } from './tickets.js';
-import type { SignInServices } from './services.js';
+import type { SignInApps, SignInServices } from './state.js';
 import { loadInteraction } from './load-interaction.js';
 import { checkCsrf } from './check-csrf.js';
 import { parseForm } from './parse-form.js';
@@ -19,14 +18,12 @@ import { submitMfa } from './submit-mfa.js';
 import { submitEnrolment } from './submit-enrolment.js';
 import { submitFinish } from './submit-finish.js';
 import { showRecoveryLink, submitRecoveryLink } from './recovery-link.js';
-import { serveStatic } from './serve-static.js';
-import { serveAvatar } from './serve-avatar.js';
 
-export function interactionMiddleware(providers: ProviderSet, store: Store, settings: Settings, services: SignInServices): Middleware {
+export function interactionMiddleware(apps: SignInApps, store: Store, settings: Settings, services: SignInServices): Middleware {
   const csrf = csrfTokens(settings.secrets.key);
   const deps = { store, settings, services, tickets: ticketSigner(settings.secrets.key) };
   const router = new Router({ prefix: '/if/flow/:slug/:uid' });
-  const load = loadInteraction(providers, csrf) as Middleware;
+  const load = loadInteraction(apps, csrf) as Middleware;
   const posted = [parseForm() as Middleware, load, checkCsrf(csrf) as Middleware];
   router.get('/', load, showSignIn as Middleware);
   router.post('/email', ...posted, submitEmail(deps) as Middleware);
@@ -40,5 +37,5 @@ export function interactionMiddleware(providers: ProviderSet, store: Store, sett
   recovery.get('/', showRecoveryLink(deps, csrf) as unknown as Middleware);
   recovery.post('/', parseForm() as Middleware, submitRecoveryLink(deps, csrf) as unknown as Middleware);
 
-  return compose<any>([serveStatic(), serveAvatar, router.routes(), router.allowedMethods(), recovery.routes(), recovery.allowedMethods()]) as Middleware;
+  return compose<any>([router.routes(), router.allowedMethods(), recovery.routes(), recovery.allowedMethods()]) as Middleware;
 }

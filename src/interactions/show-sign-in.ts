@@ -1,6 +1,6 @@
 /** GET /if/flow/{slug}/{uid}/: the first page of the sign-in (e-mail). */
 import type { InteractionContext } from './state.js';
-import { renderPage } from './render-page.js';
+import { renderPage } from '../pages/render-page.js';
 import { finishInteraction } from './finish-interaction.js';
 
 export function renderEmailPage(ctx: InteractionContext, email = '', error?: string, status = 200) {

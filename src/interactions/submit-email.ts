@@ -3,12 +3,12 @@
  * setup page (spec §1). Everyone else — users with a password, unknown and inactive e-mails alike — gets the
  * same password page, after the same single lookup, so the answer says nothing about them.
  */
-import { findUserByEmail } from '../domain/applications.js';
+import { findUserByEmail } from '../domain/users.js';
+import { hasPassword } from '../domain/passwords.js';
 import { sendSetupCode } from '../domain/password-setup.js';
-import type { SignInDeps } from './deps.js';
-import type { InteractionContext } from './state.js';
+import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEmailPage, renderPasswordPage } from './show-sign-in.js';
-import { renderSetupPage, renderUnavailablePage } from './credential-pages.js';
+import { renderSetupPage, unavailable } from './credential-pages.js';
 import { countAttempt } from './count-attempt.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -18,7 +18,7 @@ export function submitEmail(deps: SignInDeps) {
     const email = String(ctx.request.body?.email ?? '').trim();
     if (!EMAIL.test(email) || email.length > 254) return renderEmailPage(ctx, email, 'Enter a valid e-mail address.', 400);
     const user = await findUserByEmail(deps.store, email);
-    if (!user?.is_active || (await deps.store.credentials.passwordHash(user.id)) !== null) return renderPasswordPage(ctx, email);
+    if (!user?.is_active || (await hasPassword(deps.store, user.id))) return renderPasswordPage(ctx, email);
 
     // Each code is a mail: counted per interaction and per IP so the page cannot be used to flood a mailbox.
     const { details, entry } = ctx.state.interaction;
@@ -26,8 +26,8 @@ export function submitEmail(deps: SignInDeps) {
     if (limited.refused) return renderEmailPage(ctx, email, limited.refused, 429);
     try {
       await sendSetupCode(deps.store, deps.services.sendMail, { id: details.uid, user, appName: entry.app.name, key: deps.settings.secrets.key });
-    } catch {
-      return renderUnavailablePage(ctx); // the mail queue (Redis) did not take the message
+    } catch (error) {
+      throw unavailable(ctx, error); // the mail queue (Redis) did not take the message
     }
     return renderSetupPage(ctx, user.email, deps.settings.passwords.min_length);
   };

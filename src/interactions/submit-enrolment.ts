@@ -4,8 +4,7 @@
  */
 import { confirmTotp } from '../domain/totp.js';
 import { issueRecoveryCodes } from '../domain/recovery-codes.js';
-import type { SignInDeps } from './deps.js';
-import type { InteractionContext } from './state.js';
+import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
 import { renderRecoveryCodesPage } from './credential-pages.js';
@@ -14,9 +13,7 @@ import { WRONG_CODE } from './submit-mfa.js';
 
 export function submitEnrolment(deps: SignInDeps) {
   return async function submitEnrolment(ctx: InteractionContext) {
-    const loaded = await loadTicketUser(ctx, deps, 'enrol');
-    if (!loaded) return;
-    const { ticket, user } = loaded;
+    const { ticket, user } = await loadTicketUser(ctx, deps, 'enrol');
     const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${ctx.state.interaction.details.uid}`]]);
     if (limited.refused) return showEnrolment(ctx, deps, user, ticket.amr, false, limited.refused);
 

@@ -4,8 +4,7 @@
  */
 import { verifyTotp } from '../domain/totp.js';
 import { useRecoveryCode } from '../domain/recovery-codes.js';
-import type { SignInDeps } from './deps.js';
-import type { InteractionContext } from './state.js';
+import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
 import { renderMfaPage } from './credential-pages.js';
@@ -16,9 +15,7 @@ export const USED_CODE = 'That code has already been used. Wait for the next one
 
 export function submitMfa(deps: SignInDeps) {
   return async function submitMfa(ctx: InteractionContext) {
-    const loaded = await loadTicketUser(ctx, deps, 'mfa');
-    if (!loaded) return;
-    const { ticket, user } = loaded;
+    const { ticket, user } = await loadTicketUser(ctx, deps, 'mfa');
     const token = String(ctx.request.body?.ticket);
     const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${ctx.state.interaction.details.uid}`]]);
     if (limited.refused) return renderMfaPage(ctx, token, limited.refused, 429);

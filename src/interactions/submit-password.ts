@@ -5,8 +5,7 @@
  * is a wait with a stated end, per address, so nobody can lock a user out from everywhere for good.
  */
 import { checkCredentials } from '../domain/passwords.js';
-import type { SignInDeps } from './deps.js';
-import type { InteractionContext } from './state.js';
+import type { InteractionContext, SignInDeps } from './state.js';
 import { renderPasswordPage } from './show-sign-in.js';
 import { countAttempt } from './count-attempt.js';
 import { continueSignIn } from './continue-sign-in.js';

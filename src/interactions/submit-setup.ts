@@ -3,20 +3,18 @@
  * (a typo there does not cost a try); then the code, counted per interaction and per IP and by the code's
  * own 5 tries. Success sets the password, marks the e-mail verified and continues the same sign-in.
  */
-import { checkSetupCode, completePasswordSetup, newPasswordProblems, SETUP_CODE_TRIES } from '../domain/password-setup.js';
-import type { SignInDeps } from './deps.js';
-import type { InteractionContext } from './state.js';
+import { checkSetupCode, completePasswordSetup, newPasswordProblems, SETUP_CODE_TRIES, userOfSetupCode } from '../domain/password-setup.js';
+import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt } from './count-attempt.js';
-import { renderRestartPage, renderSetupPage } from './credential-pages.js';
+import { restart, renderSetupPage } from './credential-pages.js';
 import { continueSignIn } from './continue-sign-in.js';
 
 export function submitSetup(deps: SignInDeps) {
   return async function submitSetup(ctx: InteractionContext) {
     const { uid } = ctx.state.interaction.details;
     const { store, settings } = deps;
-    const pending = await store.passwordSetup.findCode(uid);
-    const user = pending && !pending.used_at ? await store.users.findById(pending.user_id) : undefined;
-    if (!user) return renderRestartPage(ctx, 'This page has expired. Go back to the application and sign in again.');
+    const user = await userOfSetupCode(store, uid);
+    if (!user) throw restart(ctx, 'This page has expired. Start again to get a new code.');
     const min = settings.passwords.min_length;
 
     const password = String(ctx.request.body?.password ?? '');

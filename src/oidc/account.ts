@@ -3,6 +3,8 @@ import type { Account, FindAccount } from 'oidc-provider';
 import type { Store, UserRow } from '../store/contract.js';
 import type { ApplicationSettings } from '../settings/schema.js';
 import { mayUseApplication } from '../domain/applications.js';
+import { findUserByUuid } from '../domain/users.js';
+import { forEngine } from './engine-unavailable.js';
 
 const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 
@@ -37,10 +39,10 @@ export function userClaims(user: UserRow, baseUrl: string): Record<string, unkno
  * request) the access group is checked by loadExistingGrant, which answers access_denied.
  */
 export function findAccount(store: Store, app: ApplicationSettings, baseUrl: string): FindAccount {
-  return async (_ctx, sub, token): Promise<Account | undefined> => {
-    const user = await store.credentials.findByUuid(sub);
+  return (_ctx, sub, token): Promise<Account | undefined> => forEngine(async () => {
+    const user = await findUserByUuid(store, sub);
     if (!user || !user.is_active) return undefined;
     if (token && !(await mayUseApplication(store, app, user))) return undefined;
     return { accountId: user.uuid, claims: async () => ({ ...userClaims(user, baseUrl), sub: user.uuid }) };
-  };
+  });
 }

@@ -5,13 +5,14 @@
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Store } from '../store/contract.js';
 import { inputProblem } from '../domain/input-text.js';
+import { forEngine } from './engine-unavailable.js';
 
 /** Models that are redeemed once: losing the consume race must fail the request, not issue tokens twice. */
 const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
 export function adapterFactory(store: Store): (model: string) => Adapter {
   return (model) => ({
-    async upsert(id, payload, expiresIn) {
+    upsert: (id, payload, expiresIn) => forEngine(async () => {
       // Last line of defence: whatever parameter carried it, text PostgreSQL cannot hold is the client's error.
       if (inputProblem(payload)) throw new errors.InvalidRequest('a parameter contains characters that are not allowed');
       await store.oidcPayloads.upsert({
@@ -25,19 +26,19 @@ export function adapterFactory(store: Store): (model: string) => Adapter {
         client_id: payload.clientId ?? null,
         expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
       });
-    },
+    }),
 
-    find: async (id) => toPayload(await store.oidcPayloads.find(model, id, new Date())),
-    findByUid: async (uid) => toPayload(await store.oidcPayloads.findByUid(model, uid, new Date())),
-    findByUserCode: async (userCode) => toPayload(await store.oidcPayloads.findByUserCode(model, userCode, new Date())),
+    find: (id) => forEngine(async () => toPayload(await store.oidcPayloads.find(model, id, new Date()))),
+    findByUid: (uid) => forEngine(async () => toPayload(await store.oidcPayloads.findByUid(model, uid, new Date()))),
+    findByUserCode: (userCode) => forEngine(async () => toPayload(await store.oidcPayloads.findByUserCode(model, userCode, new Date()))),
 
-    async consume(id) {
+    consume: (id) => forEngine(async () => {
       const won = await store.oidcPayloads.consume(model, id, new Date());
       if (!won && SINGLE_USE.has(model)) throw new errors.InvalidGrant('grant already used');
-    },
+    }),
 
-    destroy: (id) => store.oidcPayloads.destroy(model, id),
-    revokeByGrantId: (grantId) => store.oidcPayloads.revokeByGrantId(grantId),
+    destroy: (id) => forEngine(() => store.oidcPayloads.destroy(model, id)),
+    revokeByGrantId: (grantId) => forEngine(() => store.oidcPayloads.revokeByGrantId(grantId)),
   });
 }
 

@@ -6,9 +6,8 @@
  * the page asks, and only its POST (CSRF-bound by the engine's xsrf field) ends the session.
  */
 import { randomBytes } from 'node:crypto';
-import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
-import { renderPage } from '../interactions/render-page.js';
-import { renderEngineError } from './render-engine-error.js';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { renderPage } from '../pages/render-page.js';
 
 const csp = (nonce: string) =>
   `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'`;
@@ -29,15 +28,4 @@ export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promi
 /** Shown after a logout without post_logout_redirect_uri. */
 export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
   renderPage(ctx as never, 'logged-out', { title: 'Signed out' });
-}
-
-/** The engine's error page, worded for sign-out on the end-session routes (bad id_token_hint, unregistered URI…). */
-export async function renderOidcError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void> {
-  if (!ctx.oidc?.route?.startsWith('end_session')) return renderEngineError(ctx, out);
-  renderPage(ctx as never, 'error', {
-    title: 'Sign-out error',
-    heading: 'This sign-out request cannot be completed',
-    message: out.error_description ?? out.error,
-    code: out.error,
-  }, ctx.status >= 400 ? ctx.status : 400);
 }

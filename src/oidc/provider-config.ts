@@ -8,21 +8,25 @@ import type { ApplicationSettings, Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { SigningJwk } from '../domain/signing-keys.js';
 import { mayUseApplication } from '../domain/applications.js';
+import { findUserByUuid } from '../domain/users.js';
+import { forEngine } from './engine-unavailable.js';
 import { inputProblem } from '../domain/input-text.js';
 import { adapterFactory } from './adapter.js';
 import { findAccount } from './account.js';
-import { logoutSource, postLogoutSuccessSource, renderOidcError } from './logout-pages.js';
+import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
+import { renderEngineError } from './render-engine-error.js';
 
 export interface ProviderParts {
   settings: Settings;
   store: Store;
   keys: SigningJwk[];
   cookieKeys: string[];
+  /** Where the engine sends the browser to sign in: `/if/flow/{slug}/{uid}/`. */
+  interactionPath: (slug: string, uid: string) => string;
 }
 
 const CODE_TTL = 60; // spec §8: fixed, not configurable
 
-export const interactionPath = (slug: string, uid: string) => `/if/flow/${slug}/${uid}/`;
 
 /** Parameters with NUL characters would be stored with the interaction: refused as invalid_request. */
 function rejectUnstorableParams(ctx: KoaContextWithOIDC) {
@@ -45,10 +49,10 @@ function asksForSignIn(ctx: KoaContextWithOIDC): boolean {
  * sign-in page lets another user in (whose access is checked when they finish).
  */
 function loadGrant(app: ApplicationSettings, store: Store) {
-  return async (ctx: KoaContextWithOIDC) => {
+  return (ctx: KoaContextWithOIDC) => forEngine(async () => {
     const { client, session, params, provider } = ctx.oidc;
     const accountId = session!.accountId!;
-    const user = await store.credentials.findByUuid(accountId);
+    const user = await findUserByUuid(store, accountId);
     if (!user || !(await mayUseApplication(store, app, user))) {
       if (asksForSignIn(ctx)) return undefined;
       throw new errors.AccessDenied('you are not allowed to use this application');
@@ -59,7 +63,7 @@ function loadGrant(app: ApplicationSettings, store: Store) {
     grant.addOIDCScope(requested.join(' '));
     await grant.save();
     return grant;
-  };
+  });
 }
 
 export function providerConfiguration(app: ApplicationSettings, parts: ProviderParts): Configuration {
@@ -112,7 +116,7 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
         if (!String(value ?? '').split(' ').includes('openid')) throw new errors.InvalidScope('the openid scope is required', 'openid');
       },
     },
-    interactions: { url: (_ctx, interaction) => interactionPath(app.slug, interaction.uid) },
+    interactions: { url: (_ctx, interaction) => parts.interactionPath(app.slug, interaction.uid) },
     loadExistingGrant: loadGrant(app, store),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
@@ -136,6 +140,6 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
       jwks: '/jwks/',
       end_session: '/end-session/',
     },
-    renderError: renderOidcError, // renderEngineError, worded for sign-out on end-session
+    renderError: renderEngineError,
   };
 }

@@ -1,13 +1,37 @@
-/** The engine's error page (unknown client, unregistered redirect_uri…): readable, escaped, never a redirect. */
+/**
+ * The engine's error pages (authorization and end-session requests that cannot go back to the application:
+ * unknown client, unregistered redirect_uri, a bad id_token_hint…) in plain language, never the engine's
+ * own wording; the OAuth code stays visible, small, for support. Never a redirect.
+ */
 import type { KoaContextWithOIDC, ErrorOut } from 'oidc-provider';
-import { renderPage } from '../interactions/render-page.js';
+import { PageError, Unavailable } from '../errors.js';
+import { renderErrorPage } from '../pages/error-page.js';
 
-export async function renderEngineError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void> {
-  const status = ctx.status >= 400 ? ctx.status : 400;
-  renderPage(ctx as never, 'error', {
-    title: 'Sign-in error',
-    heading: 'This sign-in request cannot be completed',
-    message: out.error_description ?? out.error,
-    code: out.error,
-  }, status);
+function pageFor(ctx: KoaContextWithOIDC, out: ErrorOut, error: unknown): PageError {
+  const again = { href: ctx.method === 'GET' ? ctx.originalUrl : '/', label: 'Try again' };
+  if (out.error === 'temporarily_unavailable' || error instanceof Unavailable) {
+    return new PageError(503, { title: 'Try again shortly', heading: 'Briefly unavailable', message: 'We could not complete this just now. Try again in a few seconds.', link: again, code: out.error }, error);
+  }
+  if (out.error === 'server_error') {
+    return new PageError(500, { heading: 'Something went wrong', message: 'This is a fault on our side, not yours. Try again in a moment.', link: again, code: out.error }, error);
+  }
+  const status = ctx.status >= 400 && ctx.status < 500 ? ctx.status : 400;
+  if (ctx.oidc?.route?.startsWith('end_session')) {
+    return new PageError(status, {
+      title: 'Sign-out error',
+      heading: 'This sign-out request cannot be completed',
+      message: 'The sign-out link is not valid: it may be incomplete, changed, or meant for another application. Go back to the application and sign out there.',
+      code: out.error,
+    }, error);
+  }
+  const message = out.error === 'invalid_client'
+    ? 'The application that sent you here is not registered with this service. Go back and try again, or contact its support.'
+    : /redirect_uri/.test(out.error_description ?? '')
+      ? 'The application that sent you here asked to return to an address it has not registered. Contact its support.'
+      : 'The application sent an incomplete or invalid sign-in request. Go back to the application and try again.';
+  return new PageError(status, { title: 'Sign-in error', heading: 'This sign-in request cannot be completed', message, code: out.error }, error);
+}
+
+export async function renderEngineError(ctx: KoaContextWithOIDC, out: ErrorOut, error?: unknown): Promise<void> {
+  renderErrorPage(ctx as never, pageFor(ctx, out, error));
 }

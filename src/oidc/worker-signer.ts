@@ -17,7 +17,9 @@ export function workerLogoutSigner(settings: Settings, store: Store, logger: Log
   const build = async () => {
     const keys = await loadSigningKeys(store, settings.secrets.key);
     if (!keys.length) throw new Error('no signing key yet (start `idp serve` once)');
-    return logoutTokenSigner(createProviders({ settings, store, keys, cookieKeys: cookieKeys(settings.secrets.key), logger }));
+    // These providers only sign: they are never mounted, so no browser is ever sent to an interaction.
+    const interactionPath = () => '/';
+    return logoutTokenSigner(createProviders({ settings, store, keys, cookieKeys: cookieKeys(settings.secrets.key), logger, interactionPath }));
   };
   return async (clientId, sub, sid) => {
     ready ??= build().catch((error: unknown) => {

@@ -43,6 +43,10 @@ export interface UsersRepository {
   /** MUST refuse a username or e-mail already present, case-insensitively, with UniqueViolation, even under concurrency. */
   insert(user: NewUser): Promise<UserRow>;
   findById(id: number): Promise<UserRow | undefined>;
+  /** The user with this uuid (the OIDC subject); undefined for an unknown or malformed uuid. */
+  findByUuid(uuid: string): Promise<UserRow | undefined>;
+  /** The user with exactly this e-mail, case-insensitively (e-mails are unique that way). */
+  findByEmail(email: string): Promise<UserRow | undefined>;
   /** Like findById, and locks the row until the transaction ends: concurrent changes to one user queue up. */
   lockById(id: number): Promise<UserRow | undefined>;
   /** Ordered by id, so pages are stable. */
@@ -161,8 +165,6 @@ export interface CredentialsRepository {
   /** False for an unknown user. */
   setPasswordHash(userId: number, hash: string): Promise<boolean>;
   recordLogin(userId: number, at: Date): Promise<void>;
-  /** The user with this uuid (the OIDC subject), or undefined. */
-  findByUuid(uuid: string): Promise<UserRow | undefined>;
 }
 
 export interface InstanceState {

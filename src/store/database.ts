@@ -7,6 +7,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './tables.js';
 import { pglitePool } from './pglite-pool.js';
+import { reportUnavailable } from './report-unavailable.js';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -28,9 +29,10 @@ export interface DatabaseOptions {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    // A request waits at most 5 s for a connection, then the store reports the database unavailable.
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     pool.on('error', () => {}); // an idle client dropped by the server; the next query reconnects
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: reportUnavailable(pool) }) });
     return { db, engine: 'postgres', close: () => db.destroy() };
   }
   if (options.dataDir) mkdirSync(path.dirname(path.resolve(options.dataDir)), { recursive: true });

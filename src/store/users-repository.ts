@@ -2,6 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { NewUser, Page, Slice, UserChanges, UserFilter, UserRow, UsersRepository } from './contract.js';
 import type { Tables } from './tables.js';
 import { likeContains, mapUnique } from './unique.js';
+import { isStorableText } from './storable-text.js';
+import { UUID } from '../uuid.js';
 
 const columns = [
   'id', 'uuid', 'username', 'email', 'name', 'email_verified', 'is_active', 'attributes', 'last_login', 'created_at', 'updated_at',
@@ -41,6 +43,12 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
       ),
 
     findById: (id) => db.selectFrom('users').select(columns).where('id', '=', id).executeTakeFirst(),
+
+    // The uuid column refuses malformed text with an error; an unknown subject is simply absent.
+    findByUuid: async (uuid) => (UUID.test(uuid) ? db.selectFrom('users').select(columns).where('uuid', '=', uuid).executeTakeFirst() : undefined),
+
+    findByEmail: async (email) =>
+      (isStorableText(email) ? db.selectFrom('users').select(columns).where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst() : undefined),
 
     lockById: (id) => db.selectFrom('users').select(columns).where('id', '=', id).forUpdate().executeTakeFirst(),
 

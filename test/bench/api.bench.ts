@@ -5,10 +5,9 @@
  */
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { createApp, listen } from '../../src/server.js';
+import { startService } from '../../src/service.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { API_SCOPES, createApiToken } from '../../src/domain/api-tokens.js';
-import { setupOidc } from '../../src/oidc/setup.js';
 import { openDatabase } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { createStore } from '../../src/store/store.js';
@@ -34,8 +33,7 @@ const settings = await loadSettings({
   },
 });
 const logger = createLogger('silent');
-const oidc = await setupOidc(settings, store, logger);
-const server = await listen(createApp({ settings, store, logger, oidc }), '127.0.0.1', 0);
+const server = await startService({ ...settings, server: { ...settings.server, port: 0 } }, { store, logger, redis: false, workers: false });
 const { token } = await createApiToken(store, { name: 'bench', scopes: [...API_SCOPES] });
 const auth = { Authorization: `Bearer ${token}` };
 

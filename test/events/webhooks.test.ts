@@ -36,7 +36,8 @@ describe.each(engines)('webhooks on %s', (engine) => {
       app('everyone', all.url),
       app('staff-app', staffOnly.url, { access_group: 'staff' }),
     ]), { workers: true });
-    staff = (await s.api('/api/v3/core/groups/', { json: { name: 'staff' } })).body.pk;
+    // The access group exists from the start, as with `idp serve`.
+    staff = (await s.api('/api/v3/core/groups/?search=staff')).body.results.find((g: { name: string }) => g.name === 'staff').pk;
   });
   afterAll(async () => {
     await s.close();

@@ -1,27 +1,24 @@
 /**
- * A real identity service with OpenID Connect over a real database. It binds its port first, so the
- * issuer URLs (built from issuer.base_url) point at the server the tests talk to. Options add what
- * `idp serve` runs beside it: the delivery workers (logout tests) or the Redis sign-in services and the
- * mail worker (credential tests).
+ * The identity service as `idp serve` starts it (src/service.ts startService) over a real test database. It
+ * binds its port first, so the issuer URLs (built from issuer.base_url) point at the server the tests talk
+ * to. Options choose what runs beside it: the workers (logout tests) and the Redis counters and mail queue
+ * (credential tests).
  */
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../src/server.js';
+import { startService } from '../../src/service.js';
 import { createLogger, type Logger } from '../../src/observability/logger.js';
-import { setupOidc, type Oidc } from '../../src/oidc/setup.js';
 import { createUser } from '../../src/domain/users.js';
 import { setPassword } from '../../src/domain/passwords.js';
 import { API_SCOPES, createApiToken } from '../../src/domain/api-tokens.js';
 import type { ApplicationSettings, Settings } from '../../src/settings/schema.js';
 import type { Engine } from '../../src/store/database.js';
 import type { Store } from '../../src/store/contract.js';
+import type { ProviderSet } from '../../src/oidc/providers.js';
+import type { Workers } from '../../jobs/worker.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 import { testSettings } from './settings.js';
-import { logoutTokenSigner } from '../../src/oidc/logout-token.js';
-import { redisSignInServices } from '../../src/interactions/services.js';
-import { startMailWorker } from '../../jobs/mail-delivery.js';
-import { startWorkers, type Workers } from '../../jobs/worker.js';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -38,7 +35,7 @@ export interface OidcTestServer {
   settings: Settings;
   db: TestDatabase;
   store: Store;
-  oidc: Oidc;
+  providers: ProviderSet;
   /** The outbox relay and delivery workers, with `{ workers: true }`. */
   workers?: Workers;
   apps: Record<string, TestApp>;
@@ -57,7 +54,7 @@ export interface OidcServerOptions {
   overrides?: Record<string, unknown>;
   /** Run the outbox relay and delivery workers (webhooks, backchannel logout) in-process. */
   workers?: boolean;
-  /** Rate limits on Redis and mail through the queue and the mail worker, as `idp serve` has them. */
+  /** Rate limits on Redis and mail through the queue, sent by the in-process workers, as `idp serve` has them. */
   redisServices?: boolean;
   /** Where the service logs (default: silent). */
   logger?: Logger;
@@ -85,12 +82,10 @@ export async function startOidcServer(
     ...app,
   }));
   const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, issuer: { base_url: url }, applications, ...options.overrides });
-  const logger = options.logger ?? createLogger('silent');
-  const signIn = options.redisServices ? redisSignInServices(settings) : undefined;
-  const mail = options.redisServices ? startMailWorker(settings, logger) : undefined;
-  const oidc = await setupOidc(settings, db.store, logger, signIn);
-  const workers = options.workers ? startWorkers(db.store, settings, logger, {}, logoutTokenSigner(oidc.providers)) : undefined;
-  server.on('request', createApp({ settings, store: db.store, logger, oidc, enqueue: workers?.enqueue, limits: signIn?.limits }).callback());
+  const service = await startService(settings, {
+    store: db.store, server, logger: options.logger ?? createLogger('silent'),
+    redis: options.redisServices === true, workers: options.workers === true || options.redisServices === true,
+  });
 
   const testApps: Record<string, TestApp> = {};
   for (const app of settings.applications) {
@@ -102,7 +97,7 @@ export async function startOidcServer(
 
   let adminToken: string | undefined;
   return {
-    url, settings, db, store: db.store, oidc, workers, apps: testApps,
+    url, settings, db, store: db.store, providers: service.providers, workers: service.workers, apps: testApps,
     async user(input = {}) {
       const email = input.email ?? `user${++counter}-${Date.now()}@example.com`;
       const view = await createUser(db.store, {
@@ -128,13 +123,7 @@ export async function startOidcServer(
       return { status: response.status, body: text ? JSON.parse(text) : undefined };
     },
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await workers?.close();
-      await mail?.close();
-      await signIn?.close();
+      await service.close();
       await db.close();
     },
   };

@@ -1,12 +1,12 @@
-/** A real HTTP server over a real database, plus API tokens and a small fetch client for tests. */
-import { createApp, listen } from '../../src/server.js';
+/** The service (startService) over a real test database, for API tests: API tokens and a small fetch client. */
+import { startService } from '../../src/service.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { API_SCOPES, createApiToken } from '../../src/domain/api-tokens.js';
 import type { Settings } from '../../src/settings/schema.js';
 import type { Engine } from '../../src/store/database.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 import { testSettings } from './settings.js';
-import { startWorkers, type Workers } from '../../jobs/worker.js';
+import type { Workers } from '../../jobs/worker.js';
 
 export interface TestServer {
   url: string;
@@ -24,9 +24,8 @@ export interface TestServer {
 export async function startTestServer(engine: Engine, overrides: Record<string, unknown> = {}, options: { workers?: boolean } = {}): Promise<TestServer> {
   const db = await openTestDatabase(engine);
   const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, ...overrides });
-  const logger = createLogger('silent');
-  const workers = options.workers ? startWorkers(db.store, settings, logger) : undefined;
-  const server = await listen(createApp({ settings, store: db.store, logger, enqueue: workers?.enqueue }), '127.0.0.1', 0);
+  const server = await startService(settings, { store: db.store, logger: createLogger('silent'), redis: false, workers: options.workers === true });
+  const { workers } = server;
   let adminToken: string | undefined;
   const token = async (scopes: string[] = [...API_SCOPES]) => (await createApiToken(db.store, { name: 'test', scopes })).token;
 
@@ -54,7 +53,6 @@ export async function startTestServer(engine: Engine, overrides: Record<string, 
     },
     async close() {
       await server.close();
-      await workers?.close();
       await db.close();
     },
   };

@@ -32,7 +32,7 @@ describe.each(engines)('backchannel jobs (%s)', (engine) => {
   });
 
   test("the engine's own backchannel sender sends nothing", async () => {
-    const { provider } = idp.oidc.providers.bySlug.get('wiki')!;
+    const { provider } = idp.providers.bySlug.get('wiki')!;
     const client = await provider.Client.find('client-wiki');
     await (client as unknown as { backchannelLogout(sub: string, sid: string): Promise<void> }).backchannelLogout('someone', 'sid-1');
     await new Promise((resolve) => setTimeout(resolve, 300));

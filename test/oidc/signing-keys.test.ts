@@ -1,7 +1,7 @@
 /** Signing keys: encrypted at rest, generated once, rotated with the old key still published. */
 import * as jose from 'jose';
 import { decryptJwk, encryptJwk, ensureSigningKey, generateSigningJwk, loadSigningKeys, rotateSigningKey } from '../../src/domain/signing-keys.js';
-import { setupOidc } from '../../src/oidc/setup.js';
+import { startService } from '../../src/service.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { engines, openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startOidcServer } from '../helpers/oidc-server.js';
@@ -47,21 +47,16 @@ describe.each(engines)('key rotation seen by a relying party (%s)', (engine) => 
     try {
       const before = await (await fetch(`${idp.url}/application/o/wiki/jwks/`)).json();
       const kid = await rotateSigningKey(idp.store, idp.settings.secrets.key);
-      // A restart rebuilds the providers from the store.
-      const restarted = await setupOidc(idp.settings, idp.store, createLogger('silent'));
-      const provider = restarted.providers.bySlug.get('wiki')!.provider;
-      const jwks = await new Promise<jose.JSONWebKeySet>((resolve, reject) => {
-        const server = provider.listen(0, '127.0.0.1', async () => {
-          try {
-            const port = (server.address() as { port: number }).port;
-            resolve(await (await fetch(`http://127.0.0.1:${port}/jwks/`)).json() as jose.JSONWebKeySet);
-          } catch (error) {
-            reject(error);
-          } finally {
-            server.close();
-          }
-        });
-      });
+      // A restart (a second service on the same database) builds its providers from the store.
+      const restarted = await startService(idp.settings, { store: idp.store, logger: createLogger('silent'), redis: false, workers: false });
+      let jwks: jose.JSONWebKeySet;
+      let provider;
+      try {
+        jwks = await (await fetch(`${restarted.url}/application/o/wiki/jwks/`)).json() as jose.JSONWebKeySet;
+        provider = restarted.providers.bySlug.get('wiki')!.provider;
+      } finally {
+        await restarted.close();
+      }
       expect(jwks.keys.map((key) => key.kid)).toEqual([kid, before.keys[0].kid]);
       // Tokens are signed with the first (active) key.
       const token = await new provider.IdToken({ sub: 'someone' }, { client: await provider.Client.find(idp.apps.wiki!.client_id) }).issue({ use: 'idtoken' });

@@ -85,6 +85,19 @@ export function runStoreConformance(open: () => Promise<TestDatabase>): void {
       expect(page).toEqual({ total: 3, rows: [expect.objectContaining({ id: b.id })] });
     });
 
+    test('findByUuid and findByEmail are exact lookups; malformed or unstorable keys find nothing', async () => {
+      const row = await store.users.insert(user('Exact'));
+      for (let i = 0; i < 5; i++) await store.users.insert(user(`exact-look-alike-${i}`));
+      expect((await store.users.findByUuid(row.uuid))?.id).toBe(row.id);
+      expect((await store.users.findByUuid(row.uuid.toUpperCase()))?.id).toBe(row.id);
+      expect(await store.users.findByUuid('not-a-uuid')).toBeUndefined();
+      expect(await store.users.findByUuid('00000000-0000-4000-8000-000000000000')).toBeUndefined();
+      expect((await store.users.findByEmail('USEREXACT@example.com'))?.id).toBe(row.id);
+      expect(await store.users.findByEmail('userexact@example.co')).toBeUndefined();
+      expect(await store.users.findByEmail('user%@example.com')).toBeUndefined();
+      expect(await store.users.findByEmail('a\u0000b@example.com')).toBeUndefined();
+    });
+
     test('groupsOf maps every user, members or not', async () => {
       const a = await store.users.insert(user('gof-a'));
       const b = await store.users.insert(user('gof-b'));

@@ -1,6 +1,6 @@
 /** Deletes expired OIDC rows periodically; the store hides them before that, so this is housekeeping only. */
 import type { Logger } from 'pino';
-import type { Store } from '../store/contract.js';
+import type { Store } from '../src/store/contract.js';
 
 export function startSweeping(store: Store, logger: Logger, everyMs = 10 * 60_000): () => void {
   const timer = setInterval(() => {

@@ -2,10 +2,11 @@
  * GET /avatars/{uuid}.svg: a generated avatar for users without one of their own. Derived from the uuid
  * only (a colour and a silhouette), so it needs no lookup and reveals nothing about the user.
  */
+import { UUID } from '../uuid.js';
 import { createHash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 
-const PATH = /^\/avatars\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.svg$/i;
+const PATH = new RegExp(`^/avatars/(${UUID.source.slice(1, -1)})\\.svg$`, 'i');
 
 export function avatarSvg(uuid: string): string {
   const hue = createHash('sha256').update(uuid.toLowerCase()).digest().readUInt16BE(0) % 360;

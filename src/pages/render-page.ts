@@ -9,7 +9,7 @@ import { Eta } from 'eta';
 import type { Context } from 'koa';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** src/interactions → ../../views; dist/src/interactions → ../../../views. */
+/** src/pages → ../../views; dist/src/pages → ../../../views. */
 export const VIEWS_DIR = [path.resolve(here, '../../views'), path.resolve(here, '../../../views')].find((dir) =>
   existsSync(path.join(dir, 'layout.eta')),
 ) ?? path.resolve(here, '../../views');

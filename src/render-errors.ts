@@ -1,0 +1,72 @@
+/**
+ * The one error middleware: every error that leaves a handler is answered in its family's shape — the API's
+ * JSON (`{"detail"}` or a field map), an OAuth error for the protocol's JSON endpoints, a readable page for
+ * everything people look at — never plain text, never a stack. An error outside the contract is a bug: logged
+ * here once with its stack, answered generically with 500. The engine's own errors are rendered by the engine
+ * (src/oidc/render-engine-error.ts for its pages); they do not come through here.
+ */
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { AppError, NotFoundError, PageError, ProtocolError, Unavailable } from './errors.js';
+import { detail, toApiError } from './api/errors.js';
+import { renderErrorPage } from './pages/error-page.js';
+import { loggablePath } from './observability/request-log.js';
+
+/** JSON endpoints of the protocol (the rest of /application/o/ is pages: authorize, end-session…). */
+const PROTOCOL_JSON = /^\/application\/o\/(token|userinfo|introspect|revoke)\/?$|^\/application\/o\/[^/]+\/(jwks\/?|\.well-known\/.*)$/;
+
+type Family = 'api' | 'protocol' | 'page';
+
+function familyOf(ctx: Context, error: unknown): Family {
+  if (ctx.path === '/api' || ctx.path.startsWith('/api/')) return 'api';
+  if (error instanceof ProtocolError || PROTOCOL_JSON.test(ctx.path)) return 'protocol';
+  return 'page';
+}
+
+function renderProtocol(ctx: Context, error: unknown) {
+  const known = error instanceof ProtocolError ? error
+    : error instanceof Unavailable ? new ProtocolError(503, 'temporarily_unavailable', error.message, error.headers)
+      : error instanceof AppError && error.expose ? new ProtocolError(error.status, 'invalid_request', error.message, error.headers)
+        : new ProtocolError(500, 'server_error', 'something went wrong on our side; try again later');
+  ctx.status = known.status;
+  ctx.set({ ...known.headers, 'Cache-Control': 'no-store' });
+  ctx.body = { error: known.error, error_description: known.description };
+}
+
+/** Words for people, whatever went wrong; a way on where one exists. */
+function pageErrorOf(ctx: Context, error: unknown): PageError {
+  if (error instanceof PageError) return error;
+  const again = { href: ctx.method === 'GET' ? ctx.originalUrl : '/', label: 'Try again' };
+  if (error instanceof Unavailable) {
+    return new PageError(503, { title: 'Try again shortly', heading: 'Briefly unavailable', message: 'We could not complete this just now. Try again in a few seconds.', link: again }, error);
+  }
+  if (error instanceof NotFoundError) return new PageError(404, { heading: 'Page not found', message: 'There is nothing at this address.' }, error);
+  if (error instanceof AppError && error.expose) {
+    return new PageError(error.status, { heading: 'This request cannot be completed', message: error.message }, error);
+  }
+  return new PageError(500, { heading: 'Something went wrong', message: 'This is a fault on our side, not yours. Try again in a moment.', link: again }, error);
+}
+
+export function renderErrors(logger: Logger) {
+  return async function renderError(ctx: Context, next: Next) {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body == null && familyOf(ctx, undefined) === 'page') throw new NotFoundError('page');
+    } catch (error) {
+      if (!(error instanceof AppError) || (error.status >= 500 && !(error instanceof Unavailable))) {
+        logger.error({ err: error, method: ctx.method, path: loggablePath(ctx.path) }, 'request failed');
+      }
+      switch (familyOf(ctx, error)) {
+        case 'api': {
+          const answer = toApiError(error) ?? detail(500, 'Internal server error.');
+          ctx.status = answer.status;
+          ctx.set(answer.headers);
+          ctx.body = answer.body;
+          return;
+        }
+        case 'protocol': return renderProtocol(ctx, error);
+        default: return renderErrorPage(ctx, pageErrorOf(ctx, error));
+      }
+    }
+  };
+}

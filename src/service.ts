@@ -1,0 +1,151 @@
+/**
+ * The composition root: the one place that opens the database, builds the infrastructure clients (Redis
+ * counters, the mail and delivery queues), the providers, the workers and the Koa app, and wires them.
+ * `idp serve` (and so `npm start`) and the tests all start the service through `startService`, so what the
+ * tests run is what production runs; `idp worker` starts through `startWorkerService`.
+ */
+import type { Server } from 'node:http';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Settings } from './settings/schema.js';
+import type { Store } from './store/contract.js';
+import type { Engine } from './store/database.js';
+import { openRuntime } from './runtime.js';
+import { createLogger } from './observability/logger.js';
+import { startSweeping } from '../jobs/sweep-expired.js';
+import type { ReadinessCheck } from './observability/health.js';
+import { createRateLimits, type RateLimits } from './domain/rate-limits.js';
+import { deliverMail, type SendMail } from './domain/mail.js';
+import { ensureAccessGroups } from './domain/applications.js';
+import { redisConnection } from './queue/queues.js';
+import { enqueueMail, mailQueue } from './queue/mail-queue.js';
+import { startProducer } from './queue/producer.js';
+import { interactionMiddleware } from './interactions/router.js';
+import { interactionPath } from './interactions/state.js';
+import { prepareOidc } from './oidc/setup.js';
+import type { ProviderSet } from './oidc/providers.js';
+import { logoutTokenSigner } from './oidc/logout-token.js';
+import { workerLogoutSigner } from './oidc/worker-signer.js';
+import { createApp, listen, urlOf } from './server.js';
+import { startWorkers, type Workers } from '../jobs/worker.js';
+
+export interface ServiceOptions {
+  logger?: Logger;
+  /** An opened, migrated store the caller owns (tests); default: open the configured database. */
+  store?: Store;
+  /** Serve on this already-listening server (tests bind first, so issuer.base_url can name the port); default: listen on server.host:port. */
+  server?: Server;
+  /** Run the outbox relay and the delivery and mail workers in this process; default: worker.embedded. */
+  workers?: boolean;
+  /** Rate-limit counters and the mail queue on Redis (default). false: in-process counters and mail sent directly, for embedding without Redis. */
+  redis?: boolean;
+}
+
+export interface Service {
+  url: string;
+  settings: Settings;
+  store: Store;
+  logger: Logger;
+  /** The database engine, when the service opened it. */
+  engine?: Engine;
+  providers: ProviderSet;
+  limits: RateLimits;
+  /** The in-process workers, when they run here. */
+  workers?: Workers;
+  close(): Promise<void>;
+}
+
+interface SignInInfrastructure {
+  limits: RateLimits;
+  sendMail: SendMail;
+  close(): Promise<void>;
+}
+
+/** Counters wait out a reconnect for up to 2 s; while Redis is not ready they fall back to per-process ones at once. */
+function redisInfrastructure(settings: Settings): SignInInfrastructure {
+  const connection = redisConnection(settings.redis.url, 'producer'); // fails fast while Redis is down
+  const counters = new Redis(settings.redis.url, {
+    maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: 2000, commandTimeout: 2000,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  for (const client of [connection, counters]) client.on('error', () => {}); // they reconnect; readiness reports the outage
+  const queue = mailQueue(connection, settings.redis.prefix);
+  queue.on('error', () => {});
+  return {
+    limits: createRateLimits(settings, counters),
+    sendMail: enqueueMail(queue),
+    async close() {
+      await queue.close();
+      connection.disconnect();
+      counters.disconnect();
+    },
+  };
+}
+
+function inProcessInfrastructure(settings: Settings, logger: Logger): SignInInfrastructure {
+  return { limits: createRateLimits(settings), sendMail: (message) => deliverMail(settings, logger, message), close: async () => {} };
+}
+
+export async function startService(settings: Settings, options: ServiceOptions = {}): Promise<Service> {
+  const logger = options.logger ?? createLogger(settings.log.level);
+  const runtime = options.store ? undefined : await openRuntime(settings);
+  const store = options.store ?? runtime!.store;
+  const closers: Array<() => Promise<void> | void> = [];
+  try {
+    const redis = options.redis !== false;
+    const infrastructure = redis ? redisInfrastructure(settings) : inProcessInfrastructure(settings, logger.child({ component: 'mail' }));
+    closers.push(() => infrastructure.close());
+    await ensureAccessGroups(store, settings.applications);
+    const oidc = await prepareOidc(settings, store, logger.child({ component: 'oidc' }), { interactionPath, limits: infrastructure.limits });
+
+    // Embedded (the laptop default): this process also relays the outbox and delivers. Otherwise `idp worker` does.
+    const embedded = options.workers ?? settings.worker.embedded;
+    const workers = embedded ? startWorkers(store, settings, logger.child({ component: 'worker' }), {}, logoutTokenSigner(oidc.providers)) : undefined;
+    const producer = !workers && redis ? startProducer(settings) : undefined;
+    const background = workers ?? producer;
+    if (background) closers.push(() => background.close());
+    const readiness: ReadinessCheck[] = background ? [{ name: 'redis', check: () => background.ping() }] : [];
+
+    const app = createApp({
+      settings, store, logger, limits: infrastructure.limits, readiness, enqueue: background?.enqueue,
+      signIn: interactionMiddleware(oidc.providers, store, settings, infrastructure),
+      oidc,
+    });
+    let server = options.server;
+    if (server) server.on('request', app.callback());
+    else server = await listen(app, settings.server.host, settings.server.port);
+    const listening = server;
+    closers.push(() => new Promise<void>((resolve) => {
+      listening.close(() => resolve());
+      listening.closeAllConnections();
+    }));
+    closers.push(startSweeping(store, logger.child({ component: 'sweeper' })));
+
+    return {
+      url: urlOf(server), settings, store, logger, engine: runtime?.database.engine, providers: oidc.providers, limits: infrastructure.limits, workers,
+      async close() {
+        for (const close of closers.reverse()) await close();
+        await runtime?.close();
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close();
+    await runtime?.close();
+    throw error;
+  }
+}
+
+/** `idp worker`: the outbox relay and the delivery and mail workers, no HTTP. Logout tokens are signed by providers built (never mounted) from the stored keys. */
+export async function startWorkerService(settings: Settings, options: { logger?: Logger } = {}): Promise<{ engine: Engine; close(): Promise<void> }> {
+  const logger = options.logger ?? createLogger(settings.log.level);
+  const runtime = await openRuntime(settings);
+  const sign = workerLogoutSigner(settings, runtime.store, logger.child({ component: 'oidc' }));
+  const workers = startWorkers(runtime.store, settings, logger.child({ component: 'worker' }), {}, sign);
+  return {
+    engine: runtime.database.engine,
+    async close() {
+      await workers.close();
+      await runtime.close();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The store's answer when PostgreSQL does not answer (down, restarting, unreachable): every method rejects with
+ * `Unavailable`, so each web family can say "try again shortly" (503) instead of failing as if it were a bug.
+ * A wrong query still fails as itself. Once the server is back, the pool connects again: no restart needed.
+ */
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type pg from 'pg';
+import { Unavailable } from '../errors.js';
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+
+/** SQLSTATE class 08 (connection exception), 57P01-03 (shutdown, cannot connect now), 53300 (too many connections). */
+export function isConnectionFailure(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (code && (CONNECTION_CODES.has(code) || /^(08...|57P0[123]|53300)$/.test(code))) return true;
+  return /connection terminated|timeout exceeded when trying to connect|connection error|not queryable/i.test(message ?? '');
+}
+
+const translate = (error: unknown) => (isConnectionFailure(error) ? new Unavailable('The database', error) : error);
+
+export function reportUnavailable(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw translate(error);
+      }
+      // Kysely only calls query(sql, parameters); the cursor overload is for streaming, which we never use.
+      const query = (sql: string, parameters: unknown[]) => client.query(sql, parameters).catch((error: unknown) => {
+        throw translate(error);
+      });
+      return { query, release: () => client.release() } as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
+  };
+}
