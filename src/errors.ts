@@ -83,3 +83,11 @@ export class Unavailable extends AppError {
     super(`${what} is unavailable; try again shortly.`, { status: 503, expose: true, headers: { 'Retry-After': '5' }, cause });
   }
 }
+
+/** The Unavailable behind an error, however deep in its causes (e.g. wrapped for the engine). */
+export function unavailableIn(error: unknown): Unavailable | undefined {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    if (current instanceof Unavailable) return current;
+  }
+  return undefined;
+}

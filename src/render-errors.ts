@@ -7,7 +7,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { AppError, NotFoundError, PageError, ProtocolError, Unavailable } from './errors.js';
+import { AppError, NotFoundError, PageError, ProtocolError, Unavailable, unavailableIn } from './errors.js';
 import { detail, toApiError } from './api/errors.js';
 import { renderErrorPage } from './pages/error-page.js';
 import { loggablePath } from './observability/request-log.js';
@@ -52,7 +52,8 @@ export function renderErrors(logger: Logger) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body == null && familyOf(ctx, undefined) === 'page') throw new NotFoundError('page');
-    } catch (error) {
+    } catch (thrown) {
+      const error = unavailableIn(thrown) ?? thrown;
       if (!(error instanceof AppError) || (error.status >= 500 && !(error instanceof Unavailable))) {
         logger.error({ err: error, method: ctx.method, path: loggablePath(ctx.path) }, 'request failed');
       }

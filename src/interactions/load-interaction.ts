@@ -3,7 +3,7 @@
  * from the browser's interaction cookie; it must be the one named in the URL.
  */
 import type { Next } from 'koa';
-import { PageError } from '../errors.js';
+import { PageError, unavailableIn } from '../errors.js';
 import type { CsrfTokens } from './csrf.js';
 import { interactionPath, type InteractionContext, type SignInApps } from './state.js';
 
@@ -22,7 +22,7 @@ export function loadInteraction(apps: SignInApps, csrf: CsrfTokens) {
     try {
       details = await entry.provider.interactionDetails(ctx.req, ctx.res);
     } catch (error) {
-      throw expired(error);
+      throw unavailableIn(error) ?? expired(error); // a database outage is not an expired sign-in
     }
     if (details.uid !== ctx.params.uid || details.params.client_id !== entry.app.client_id) throw expired();
     ctx.state.interaction = { entry, details, base: interactionPath(entry.app.slug, details.uid), csrf: csrf.tokenFor(details.uid) };

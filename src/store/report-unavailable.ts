@@ -27,11 +27,19 @@ export function reportUnavailable(pool: pg.Pool): PostgresPool {
       } catch (error) {
         throw translate(error);
       }
+      // A checked-out client whose server goes away emits 'error' between queries; unheard, it would crash the
+      // process. The next query on it fails (and is reported) instead; the pool then replaces it.
+      const ignore = () => {};
+      client.on('error', ignore);
       // Kysely only calls query(sql, parameters); the cursor overload is for streaming, which we never use.
       const query = (sql: string, parameters: unknown[]) => client.query(sql, parameters).catch((error: unknown) => {
         throw translate(error);
       });
-      return { query, release: () => client.release() } as unknown as PostgresPoolClient;
+      const release = () => {
+        client.off('error', ignore);
+        client.release();
+      };
+      return { query, release } as unknown as PostgresPoolClient;
     },
     end: () => pool.end(),
   };

@@ -58,6 +58,8 @@ export interface OidcServerOptions {
   redisServices?: boolean;
   /** Where the service logs (default: silent). */
   logger?: Logger;
+  /** A database the caller opened and closes (e.g. a private PostgreSQL server); default: a fresh test database. */
+  db?: TestDatabase;
 }
 
 let counter = 0;
@@ -69,7 +71,7 @@ export async function startOidcServer(
   apps: Array<Partial<ApplicationSettings> & { slug: string }>,
   options: OidcServerOptions = {},
 ): Promise<OidcTestServer> {
-  const db = await openTestDatabase(engine);
+  const db = options.db ?? (await openTestDatabase(engine));
   const server = http.createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -124,7 +126,7 @@ export async function startOidcServer(
     },
     async close() {
       await service.close();
-      await db.close();
+      if (!options.db) await db.close();
     },
   };
 }
