@@ -50,12 +50,14 @@ export function outboxRelay(store: Store, queue: Queue<DeliveryJob>, settings: S
   let lastRequeue = 0;
   let running = false;
   let failing = false;
+  let stopping = false;
 
   async function tick() {
-    if (running) return;
+    if (running || stopping) return;
     running = true;
     try {
-      while ((await relayOnce()) === BATCH);
+      // A backlog is relayed batch by batch; a stop ends it between batches (the rest stays in the outbox).
+      while (!stopping && (await relayOnce()) === BATCH);
       if (Date.now() - lastRequeue > Math.min(settings.worker.requeue_after_seconds * 500, 10_000)) {
         lastRequeue = Date.now();
         await requeueStale();
@@ -78,6 +80,7 @@ export function outboxRelay(store: Store, queue: Queue<DeliveryJob>, settings: S
       void tick();
     },
     async stop() {
+      stopping = true;
       clearInterval(timer);
       while (running) await new Promise((resolve) => setTimeout(resolve, 20));
     },
