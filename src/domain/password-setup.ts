@@ -3,12 +3,12 @@
  * and 5 tries, stored as a keyed hash; and admin recovery links (24 h, single use). Both end by setting the
  * password under the policy and marking the e-mail verified (receiving the code or link proves it).
  */
-import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Store, UserRow } from '../store/contract.js';
 import type { PasswordPolicy } from './passwords.js';
 import { hashPassword, policyProblems } from './passwords.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { hashCode } from './seal.js';
+import { secretsFrom } from './secrets.js';
 import { setupCodeMessage, type SendMail } from './mail.js';
 
 export const SETUP_CODE_MINUTES = 10;
@@ -22,7 +22,7 @@ export async function sendSetupCode(
   const now = input.now ?? new Date();
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await store.passwordSetup.saveCode({
-    id: input.id, user_id: input.user.id, code_hash: hashCode(input.key, 'setup', code),
+    id: input.id, user_id: input.user.id, code_hash: secretsFrom(input.key).hash('setup-code', code),
     expires_at: new Date(now.getTime() + SETUP_CODE_MINUTES * 60_000),
   });
   await sendMail(setupCodeMessage(input.user.email, input.user.uuid, input.appName, code, SETUP_CODE_MINUTES));
@@ -47,9 +47,8 @@ export async function checkSetupCode(store: Store, id: string, code: string, key
     if (!current || current.used_at) return { ok: false, reason: 'missing' };
     return { ok: false, reason: current.expires_at <= now ? 'expired' : 'exhausted' };
   }
-  const given = Buffer.from(hashCode(key, 'setup', code.trim()));
-  const expected = Buffer.from(row.code_hash);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  const secrets = secretsFrom(key);
+  if (!secrets.hashes('setup-code', code.trim()).some((hash) => secrets.equal(hash, row.code_hash))) {
     const triesLeft = SETUP_CODE_TRIES - row.attempts - 1;
     return triesLeft > 0 ? { ok: false, reason: 'wrong', triesLeft } : { ok: false, reason: 'exhausted' };
   }
@@ -79,15 +78,18 @@ export async function createRecoveryLink(store: Store, baseUrl: string, userId: 
   if (!(await store.users.findById(userId))) throw new NotFoundError('user');
   const token = randomBytes(32).toString('base64url');
   await store.passwordSetup.saveLink({
-    token_hash: hashCode(key, 'recovery-link', token), user_id: userId, expires_at: new Date(now.getTime() + RECOVERY_LINK_HOURS * 3_600_000),
+    token_hash: secretsFrom(key).hash('recovery-link', token), user_id: userId, expires_at: new Date(now.getTime() + RECOVERY_LINK_HOURS * 3_600_000),
   });
   return `${baseUrl.replace(/\/$/, '')}/if/recovery/${token}/`;
 }
 
 /** The user a live link belongs to. */
 export async function userOfRecoveryLink(store: Store, token: string, key: string, now = new Date()): Promise<UserRow | undefined> {
-  const userId = await store.passwordSetup.findLink(hashCode(key, 'recovery-link', token), now);
-  return userId === undefined ? undefined : store.users.findById(userId);
+  for (const hash of secretsFrom(key).hashes('recovery-link', token)) {
+    const userId = await store.passwordSetup.findLink(hash, now);
+    if (userId !== undefined) return store.users.findById(userId);
+  }
+  return undefined;
 }
 
 /** Spends the link and sets the password; ValidationError for a bad password (the link stays live then). */
@@ -98,7 +100,8 @@ export async function redeemRecoveryLink(
   if (!user) return undefined;
   const problems = newPasswordProblems(password, confirmation, user.email, policy);
   if (problems.length) throw new ValidationError({ password: problems });
-  const userId = await store.passwordSetup.consumeLink(hashCode(key, 'recovery-link', token), now);
+  let userId: number | undefined;
+  for (const hash of secretsFrom(key).hashes('recovery-link', token)) userId ??= await store.passwordSetup.consumeLink(hash, now);
   if (userId === undefined) return undefined;
   return completePasswordSetup(store, userId, password, policy);
 }

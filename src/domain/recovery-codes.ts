@@ -4,7 +4,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Store } from '../store/contract.js';
-import { hashCode } from './seal.js';
+import { secretsFrom } from './secrets.js';
 
 export const RECOVERY_CODE_COUNT = 10;
 // No 0/O, 1/I/L: codes are read off paper.
@@ -20,7 +20,8 @@ function newCode(): string {
 /** Replaces the user's codes; returns the new ones in clear (the only time they exist in clear). */
 export async function issueRecoveryCodes(store: Store, userId: number, key: string): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
-  await store.mfa.replaceRecoveryCodes(userId, codes.map((code) => hashCode(key, 'recovery', normalise(code))));
+  const secrets = secretsFrom(key);
+  await store.mfa.replaceRecoveryCodes(userId, codes.map((code) => secrets.hash('recovery-code', normalise(code))));
   return codes;
 }
 
@@ -28,5 +29,9 @@ export async function issueRecoveryCodes(store: Store, userId: number, key: stri
 export async function useRecoveryCode(store: Store, userId: number, code: string, key: string, now = new Date()): Promise<boolean> {
   const value = normalise(code);
   if (value.length !== 10) return false;
-  return store.mfa.consumeRecoveryCode(userId, hashCode(key, 'recovery', value), now);
+  // Codes issued before the v2 secrets are stored under their v1 hash.
+  for (const hash of secretsFrom(key).hashes('recovery-code', value)) {
+    if (await store.mfa.consumeRecoveryCode(userId, hash, now)) return true;
+  }
+  return false;
 }

@@ -1,9 +1,10 @@
 /**
  * ID-token signing keys: RSA 2048, generated on first start, stored encrypted (AES-256-GCM with a key
- * derived from secrets.key) so every replica signs with the same key. Rotation adds a new active key and
+ * derived from secrets.key, src/domain/secrets.ts) so every replica signs with the same key. Rotation adds a new active key and
  * keeps retired ones published so tokens they signed still verify.
  */
-import { createCipheriv, createDecipheriv, createHash, generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
+import { secretsFrom } from './secrets.js';
 import type { Store } from '../store/contract.js';
 
 export interface SigningJwk extends JsonWebKey {
@@ -12,27 +13,14 @@ export interface SigningJwk extends JsonWebKey {
   use: 'sig';
 }
 
-const encryptionKey = (secret: string) => createHash('sha256').update(secret, 'utf8').digest();
-
-/** `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */
-export function encryptJwk(jwk: SigningJwk, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', encryptionKey(secret), iv);
-  cipher.setAAD(Buffer.from(jwk.kid));
-  const body = Buffer.concat([cipher.update(JSON.stringify(jwk), 'utf8'), cipher.final()]);
-  return ['v1', iv, cipher.getAuthTag(), body].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
-}
+/** Sealed with the signing-key purpose of secrets.key, bound to its kid (src/domain/secrets.ts). */
+export const encryptJwk = (jwk: SigningJwk, secret: string): string => secretsFrom(secret).seal('signing-key', JSON.stringify(jwk), jwk.kid);
 
 export function decryptJwk(kid: string, sealed: string, secret: string): SigningJwk {
-  const [version, iv, tag, body] = sealed.split('.');
-  if (version !== 'v1' || !iv || !tag || !body) throw new Error(`signing key ${kid}: unknown encryption format`);
-  const decipher = createDecipheriv('aes-256-gcm', encryptionKey(secret), Buffer.from(iv, 'base64url'));
-  decipher.setAAD(Buffer.from(kid));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   try {
-    return JSON.parse(Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8')) as SigningJwk;
-  } catch {
-    throw new Error(`signing key ${kid} cannot be decrypted: secrets.key differs from the one that stored it`);
+    return JSON.parse(secretsFrom(secret).unseal('signing-key', sealed, kid)) as SigningJwk;
+  } catch (error) {
+    throw new Error(`signing key ${kid}: ${(error as Error).message}`);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import speakeasy from 'speakeasy';
 import type { Store, UserRow } from '../store/contract.js';
-import { seal, unseal } from './seal.js';
+import { secretsFrom } from './secrets.js';
 
 export const TOTP_STEP_SECONDS = 30;
 const WINDOW = 1;
@@ -37,16 +37,16 @@ export async function hasTotp(store: Store, userId: number): Promise<boolean> {
 export async function pendingTotpSecret(store: Store, user: UserRow, key: string, fresh: boolean): Promise<string | undefined> {
   const current = await store.mfa.findTotp(user.id);
   if (current?.confirmed_at) return undefined;
-  if (current && !fresh) return unseal(current.encrypted_secret, aad(user.id), key);
+  if (current && !fresh) return secretsFrom(key).unseal('totp', current.encrypted_secret, aad(user.id));
   const secret = speakeasy.generateSecret({ length: 20 }).base32;
-  return (await store.mfa.savePendingTotp(user.id, seal(secret, aad(user.id), key))) ? secret : undefined;
+  return (await store.mfa.savePendingTotp(user.id, secretsFrom(key).seal('totp', secret, aad(user.id)))) ? secret : undefined;
 }
 
 /** Confirms a pending secret with its first code; the step is spent at once. */
 export async function confirmTotp(store: Store, userId: number, code: string, key: string, now = new Date()): Promise<TotpOutcome> {
   const pending = await store.mfa.findTotp(userId);
   if (!pending || pending.confirmed_at) return 'wrong';
-  const step = matchingStep(unseal(pending.encrypted_secret, aad(userId), key), code, now);
+  const step = matchingStep(secretsFrom(key).unseal('totp', pending.encrypted_secret, aad(userId)), code, now);
   if (step === undefined) return 'wrong';
   return (await store.mfa.useTotpStep(userId, step, true, now)) ? 'ok' : 'replayed';
 }
@@ -55,7 +55,7 @@ export async function confirmTotp(store: Store, userId: number, code: string, ke
 export async function verifyTotp(store: Store, userId: number, code: string, key: string, now = new Date()): Promise<TotpOutcome> {
   const credential = await store.mfa.findTotp(userId);
   if (!credential?.confirmed_at) return 'wrong';
-  const step = matchingStep(unseal(credential.encrypted_secret, aad(userId), key), code, now);
+  const step = matchingStep(secretsFrom(key).unseal('totp', credential.encrypted_secret, aad(userId)), code, now);
   if (step === undefined) return 'wrong';
   return (await store.mfa.useTotpStep(userId, step, false, now)) ? 'ok' : 'replayed';
 }

@@ -1,17 +1,12 @@
-/** CSRF tokens bound to one interaction: an HMAC of its uid, so a token from another flow never fits. */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+/** CSRF tokens bound to one interaction (or recovery link): a keyed MAC of its id, so a token from another flow never fits. */
+import { secretsFrom } from '../domain/secrets.js';
 
 export function csrfTokens(secret: string) {
-  const key = createHmac('sha256', secret).update('idp interaction csrf v1').digest();
-  const tokenFor = (uid: string) => createHmac('sha256', key).update(uid).digest('base64url');
+  const secrets = secretsFrom(secret);
+  const tokenFor = (uid: string) => secrets.mac('csrf', uid);
   return {
     tokenFor,
-    isValid(uid: string, token: unknown): boolean {
-      if (typeof token !== 'string') return false;
-      const expected = Buffer.from(tokenFor(uid));
-      const given = Buffer.from(token);
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    },
+    isValid: (uid: string, token: unknown): boolean => secrets.equal(token, tokenFor(uid)),
   };
 }
 export type CsrfTokens = ReturnType<typeof csrfTokens>;

@@ -3,7 +3,7 @@
  * password; next comes the second factor (or enrolment, or the recovery codes page)". HMAC-signed and
  * bound to the interaction uid, so it cannot be forged or carried into another sign-in.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { secretsFrom } from '../domain/secrets.js';
 
 export type Stage = 'mfa' | 'enrol' | 'done';
 
@@ -18,8 +18,8 @@ export interface Ticket {
 const LIFETIME_MS = 15 * 60_000;
 
 export function ticketSigner(secret: string) {
-  const key = createHmac('sha256', secret).update('idp interaction ticket v1').digest();
-  const mac = (uid: string, body: string) => createHmac('sha256', key).update(`${uid}.${body}`).digest('base64url');
+  const secrets = secretsFrom(secret);
+  const mac = (uid: string, body: string) => secrets.mac('ticket', `${uid}.${body}`);
   return {
     sign(uid: string, ticket: Ticket, now = Date.now()): string {
       const body = Buffer.from(JSON.stringify({ ...ticket, exp: now + LIFETIME_MS })).toString('base64url');
@@ -30,8 +30,7 @@ export function ticketSigner(secret: string) {
       if (typeof token !== 'string') return undefined;
       const [body, given] = token.split('.');
       if (!body || !given) return undefined;
-      const expected = Buffer.from(mac(uid, body));
-      if (Buffer.from(given).length !== expected.length || !timingSafeEqual(Buffer.from(given), expected)) return undefined;
+      if (!secrets.equal(given, mac(uid, body))) return undefined;
       const ticket = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Ticket & { exp: number };
       return ticket.stage === stage && ticket.exp > now ? { user: ticket.user, stage: ticket.stage, amr: ticket.amr } : undefined;
     },

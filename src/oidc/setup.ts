@@ -8,7 +8,7 @@ import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { ensureSigningKey, loadSigningKeys } from '../domain/signing-keys.js';
-import { cookieKeys } from './cookie-keys.js';
+import { secretsFrom } from '../domain/secrets.js';
 import { createProviders, type ProviderSet } from './providers.js';
 import { dispatchOidc } from './dispatch-oidc.js';
 
@@ -29,7 +29,7 @@ export interface OidcParts {
 export async function prepareOidc(settings: Settings, store: Store, logger: Logger, parts: OidcParts): Promise<Oidc> {
   await ensureSigningKey(store, settings.secrets.key);
   const keys = await loadSigningKeys(store, settings.secrets.key);
-  const keysForCookies = cookieKeys(settings.secrets.key);
+  const keysForCookies = secretsFrom(settings.secrets.key).cookieKeys();
   const providers = createProviders({ settings, store, keys, cookieKeys: keysForCookies, logger, interactionPath: parts.interactionPath });
   return { providers, cookieKeys: keysForCookies, dispatch: dispatchOidc(providers, store, parts.limits) as Middleware };
 }

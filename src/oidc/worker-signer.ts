@@ -8,7 +8,7 @@ import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { SignLogoutToken } from '../domain/logout.js';
 import { loadSigningKeys } from '../domain/signing-keys.js';
-import { cookieKeys } from './cookie-keys.js';
+import { secretsFrom } from '../domain/secrets.js';
 import { createProviders } from './providers.js';
 import { logoutTokenSigner } from './logout-token.js';
 
@@ -19,7 +19,7 @@ export function workerLogoutSigner(settings: Settings, store: Store, logger: Log
     if (!keys.length) throw new Error('no signing key yet (start `idp serve` once)');
     // These providers only sign: they are never mounted, so no browser is ever sent to an interaction.
     const interactionPath = () => '/';
-    return logoutTokenSigner(createProviders({ settings, store, keys, cookieKeys: cookieKeys(settings.secrets.key), logger, interactionPath }));
+    return logoutTokenSigner(createProviders({ settings, store, keys, cookieKeys: secretsFrom(settings.secrets.key).cookieKeys(), logger, interactionPath }));
   };
   return async (clientId, sub, sid) => {
     ready ??= build().catch((error: unknown) => {

@@ -78,7 +78,7 @@ describe.each(engines)('TOTP second factor (%s)', (engine) => {
     const stored = (await idp.store.mfa.findTotp(user.pk))!;
     expect(stored.confirmed_at).toBeInstanceOf(Date);
     expect(stored.encrypted_secret).not.toContain(secret);
-    expect(stored.encrypted_secret.startsWith('v1.')).toBe(true);
+    expect(stored.encrypted_secret.startsWith('v2.')).toBe(true); // sealed with the totp key of src/domain/secrets.ts
     await expect(idp.store.mfa.recoveryCodesLeft(user.pk)).resolves.toBe(10);
   });
 
