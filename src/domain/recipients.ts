@@ -13,7 +13,7 @@ export function webhookRecipients(applications: ApplicationSettings[], event: Ou
   if (!EVENT_TYPES.includes(event.type as EventType)) return []; // e.g. backchannel_logout: not a webhook
   return applications.filter((app) => {
     if (!app.webhook) return false;
-    if (app.webhook.events && !app.webhook.events.includes(event.type)) return false;
+    if (app.webhook.events && !(app.webhook.events as readonly string[]).includes(event.type)) return false;
     if (!app.access_group) return true;
     const group = app.access_group;
     if (event.group_name && same(event.group_name, group)) return true;

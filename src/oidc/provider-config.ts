@@ -59,7 +59,7 @@ function loadGrant(app: ApplicationSettings, store: Store) {
     }
     const grantId = ctx.oidc.result?.consent?.grantId ?? session!.grantIdFor(client!.clientId);
     const grant = (grantId && (await provider.Grant.find(grantId))) || new provider.Grant({ clientId: client!.clientId, accountId });
-    const requested = String(params!.scope ?? '').split(' ').filter((scope) => app.scopes.includes(scope));
+    const requested = String(params!.scope ?? '').split(' ').filter((scope) => (app.scopes as readonly string[]).includes(scope));
     grant.addOIDCScope(requested.join(' '));
     await grant.save();
     return grant;

@@ -2,57 +2,19 @@
  * The one configuration schema. node-config merges config/*.yaml, environment variables and NODE_CONFIG;
  * this schema then validates the result. Each key carries its description for docs/configuration.md.
  */
-export interface Settings {
-  issuer: { base_url: string };
-  server: { host: string; port: number; trust_proxy: boolean; proxy_hops: number };
-  database: { url: string; pool_size: number };
-  redis: { url: string; prefix: string };
-  data_dir: string;
-  secrets: { key: string };
-  bootstrap: { token: string };
-  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' };
-  api: { max_body_bytes: number; default_page_size: number; max_page_size: number };
-  tokens: { access_token_ttl: number; id_token_ttl: number; refresh_token_ttl: number };
-  passwords: { bcrypt_cost: number; min_length: number; max_length: number };
-  webhooks: { timeout_seconds: number; retries: number; backoff_seconds: number; allow_insecure_loopback: boolean };
-  worker: { embedded: boolean; relay_interval_ms: number; concurrency: number; stalled_interval_ms: number; requeue_after_seconds: number };
-  mail: { smtp_url: string; from: string };
-  rate_limits: {
-    account_failures: number; account_failures_all_addresses: number; account_window_seconds: number; ip_per_minute: number;
-    interaction_attempts: number; api_per_minute: number;
-  };
-  applications: ApplicationSettings[];
-}
-
-/** One relying party. Each gets its own issuer `{base_url}/application/o/{slug}/`. */
-export interface ApplicationSettings {
-  slug: string;
-  name: string;
-  client_id: string;
-  /** Resolved at validation from `client_secret_env` when that is given instead. */
-  client_secret?: string;
-  client_secret_env?: string;
-  redirect_uris: string[];
-  post_logout_redirect_uris: string[];
-  backchannel_logout_uri?: string;
-  scopes: string[];
-  access_group?: string;
-  require_mfa: boolean;
-  tokens: { access_token_ttl?: number; id_token_ttl?: number; refresh_token_ttl?: number };
-  /** Signed notifications of user and group changes (spec §6.1). */
-  webhook?: { url: string; secret?: string; secret_env?: string; events?: string[] };
-}
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 
 const int = (minimum: number, description: string, maximum?: number) =>
   ({ type: 'integer', minimum, ...(maximum === undefined ? {} : { maximum }), description }) as const;
 
-const section = (description: string, properties: Record<string, object>) => ({
+/** An object whose every key is required (config/default.yaml gives each a value). */
+const section = <P extends Record<string, JSONSchema>>(description: string, properties: P) => ({
   type: 'object',
   description,
   additionalProperties: false,
-  required: Object.keys(properties),
+  required: Object.keys(properties) as Array<keyof P & string>,
   properties,
-});
+}) as const;
 
 export const settingsSchema = {
   type: 'object',
@@ -188,4 +150,10 @@ export const settingsSchema = {
       },
     },
   },
-} as const;
+} as const satisfies JSONSchema;
+
+/** The validated configuration, derived from the schema (no hand-written twin to drift). */
+export type Settings = FromSchema<typeof settingsSchema>;
+
+/** One relying party. Each gets its own issuer `{base_url}/application/o/{slug}/`. */
+export type ApplicationSettings = Settings['applications'][number];
