@@ -1,22 +1,13 @@
 /** One outbound POST with a hard timeout, for webhooks and backchannel logout. Never follows redirects. */
+import { isSecureOrLoopbackUrl } from '../src/loopback.js';
 export interface AttemptResult {
   status: number | null;
   error: string | null;
   durationMs: number;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
-export function isAllowedTarget(url: string, allowInsecureLoopback: boolean): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return false;
-  }
-  if (parsed.protocol === 'https:') return true;
-  return parsed.protocol === 'http:' && allowInsecureLoopback && (LOOPBACK.has(parsed.hostname) || parsed.hostname.startsWith('127.'));
-}
+/** The same rule config validation applies to receiver URLs (https; http on loopback when allowed). */
+export const isAllowedTarget = (url: string, allowInsecureLoopback: boolean) => isSecureOrLoopbackUrl(url, allowInsecureLoopback);
 
 export async function postWithTimeout(url: string, options: { body: string; headers: Record<string, string>; timeoutMs: number; allowInsecureLoopback: boolean }): Promise<AttemptResult> {
   const started = performance.now();

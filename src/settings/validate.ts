@@ -1,6 +1,7 @@
 /** Validates merged configuration and turns the first problem into one line naming the key and the rule. */
 import { Ajv, type ErrorObject } from 'ajv';
 import { settingsSchema, type ApplicationSettings, type Settings } from './schema.js';
+import { isSecureOrLoopbackUrl } from '../loopback.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -51,7 +52,7 @@ export function formatConfigError(error: ErrorObject): string {
 
 export function validateSettings(raw: unknown): Settings {
   if (check(raw)) {
-    checkApplications(raw.applications);
+    checkApplications(raw.applications, raw.webhooks.allow_insecure_loopback);
     checkWebhooks(raw);
     return raw;
   }
@@ -60,22 +61,11 @@ export function validateSettings(raw: unknown): Settings {
 
 /** Slugs that would shadow the shared endpoints under /application/o/. */
 const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo']);
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /** https anywhere; plain http only on loopback (local development). No fragments. */
-function isAllowedRedirect(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.hash) return false;
-  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
-}
+const isAllowedRedirect = (value: string) => isSecureOrLoopbackUrl(value, true) && !new URL(value).hash;
 
 /** Rules across entries (uniqueness) and inside one (URLs, secret source) that JSON Schema cannot say well. */
-function checkApplications(applications: ApplicationSettings[]): void {
+function checkApplications(applications: ApplicationSettings[], allowInsecureLoopback: boolean): void {
   const slugs = new Set<string>();
   const clientIds = new Set<string>();
   applications.forEach((app, index) => {
@@ -90,8 +80,9 @@ function checkApplications(applications: ApplicationSettings[]): void {
         if (!isAllowedRedirect(uri)) throw new ConfigError(`${key}.${field}[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`);
       });
     }
-    if (app.backchannel_logout_uri !== undefined && !isAllowedRedirect(app.backchannel_logout_uri)) {
-      throw new ConfigError(`${key}.backchannel_logout_uri must be an absolute https URL (http only on localhost/127.0.0.1)`);
+    // The sender's rule (jobs/http-attempt.ts): a receiver is https, or http on loopback when the operator allows it.
+    if (app.backchannel_logout_uri !== undefined && !isSecureOrLoopbackUrl(app.backchannel_logout_uri, allowInsecureLoopback)) {
+      throw new ConfigError(`${key}.backchannel_logout_uri must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
     }
     if (!app.scopes.includes('openid')) throw new ConfigError(`${key}.scopes must include openid`);
     if (app.client_secret !== undefined && app.client_secret_env !== undefined) {
@@ -114,13 +105,7 @@ function checkWebhooks(settings: Settings): void {
     const webhook = app.webhook;
     if (!webhook) return;
     const key = `config: applications[${index}].webhook`;
-    let url: URL | undefined;
-    try {
-      url = new URL(webhook.url);
-    } catch { /* reported below */ }
-    const loopback = url !== undefined && (LOOPBACK.has(url.hostname) || url.hostname.startsWith('127.'));
-    const allowed = url?.protocol === 'https:' || (url?.protocol === 'http:' && loopback && settings.webhooks.allow_insecure_loopback);
-    if (!allowed) throw new ConfigError(`${key}.url must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
+    if (!isSecureOrLoopbackUrl(webhook.url, settings.webhooks.allow_insecure_loopback)) throw new ConfigError(`${key}.url must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
     if (webhook.secret !== undefined && webhook.secret_env !== undefined) throw new ConfigError(`${key} sets both secret and secret_env; keep one`);
     if (webhook.secret_env !== undefined) {
       const secret = process.env[webhook.secret_env];

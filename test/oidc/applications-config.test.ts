@@ -25,11 +25,19 @@ describe('applications configuration', () => {
     ['no secret', [app({ client_secret: undefined })], 'config: applications[0].client_secret is required'],
     ['a secret env var that is not set', [app({ client_secret: undefined, client_secret_env: 'IDP_TEST_UNSET_SECRET' })], 'config: applications[0].client_secret_env names IDP_TEST_UNSET_SECRET'],
     ['scopes without openid', [app({ scopes: ['profile'] })], 'config: applications[0].scopes must include openid'],
+    ['an http loopback backchannel URI without webhooks.allow_insecure_loopback', [app({ backchannel_logout_uri: 'http://127.0.0.1:8080/bc' })],
+      'config: applications[0].backchannel_logout_uri must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)'],
+    ['an http backchannel URI off loopback', [app({ backchannel_logout_uri: 'http://wiki.example.com/bc' })], 'config: applications[0].backchannel_logout_uri must be an https URL'],
   ])('%s is refused with one line', async (_name, applications, message) => {
     const error = await load(applications).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message.startsWith(message)).toBe(true);
     expect((error as Error).message).not.toContain('\n');
+  });
+
+  test('an http loopback backchannel URI is accepted when webhooks.allow_insecure_loopback is set, as the sender does', async () => {
+    const settings = await testSettings({ webhooks: { allow_insecure_loopback: true }, applications: [app({ backchannel_logout_uri: 'http://127.0.0.1:8080/bc' })] });
+    expect(settings.applications[0]!.backchannel_logout_uri).toBe('http://127.0.0.1:8080/bc');
   });
 
   test('schema errors name the key', async () => {
