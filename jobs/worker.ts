@@ -22,11 +22,10 @@ export interface Workers {
 }
 
 /** `signLogoutToken` (from src/oidc: the web layer owns the engine and its keys) enables backchannel logout jobs. */
-export function startWorkers(store: Store, settings: Settings, logger: Logger, extra: Record<string, Processor> = {}, signLogoutToken?: SignLogoutToken): Workers {
+export function startWorkers(store: Store, settings: Settings, logger: Logger, signLogoutToken?: SignLogoutToken): Workers {
   const processors: Record<string, Processor> = {
     webhook: webhookProcessor(store, settings),
     ...(signLogoutToken ? { backchannel: backchannelProcessor(store, settings, signLogoutToken) } : {}),
-    ...extra,
   };
   const producer = redisConnection(settings.redis.url, 'producer');
   const consumer = redisConnection(settings.redis.url, 'worker');

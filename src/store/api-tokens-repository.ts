@@ -1,3 +1,4 @@
+/** API tokens as stored: hashed secrets, scopes, expiry and revocation, last use at most once a minute. */
 import { sql, type Kysely } from 'kysely';
 import type { ApiTokensRepository } from './contract.js';
 import type { Tables } from './tables.js';

@@ -3,7 +3,7 @@
  * test/store/ holds every backend to the guarantees written here.
  */
 import type { Selectable } from 'kysely';
-import type { ApiTokensTable, GroupsTable, UsersTable } from './tables.js';
+import type { ApiTokensTable, GroupsTable, OidcPayloadsTable, UsersTable } from './tables.js';
 
 export type UserRow = Omit<Selectable<UsersTable>, 'password_hash'>;
 export type GroupRow = Selectable<GroupsTable>;
@@ -95,18 +95,7 @@ export interface ApiTokensRepository {
 }
 
 /** One oidc-provider payload (code, token, session, grant, interaction…) as the adapter stores it. */
-export interface OidcPayload {
-  model: string;
-  id: string;
-  payload: Record<string, unknown>;
-  grant_id: string | null;
-  user_code: string | null;
-  uid: string | null;
-  account_id: string | null;
-  client_id: string | null;
-  expires_at: Date | null;
-  consumed_at: Date | null;
-}
+export type OidcPayload = Omit<Selectable<OidcPayloadsTable>, 'payload'> & { payload: Record<string, unknown> };
 
 export interface OidcPayloadsRepository {
   /** Inserts or replaces the payload of (model, id); the indexed columns follow the payload. */

@@ -1,6 +1,8 @@
+/** The transactional outbox and the delivery log (events-contract.ts): leased claims, one delivery per (event, app, kind), attempts. */
 import { sql, type Kysely } from 'kysely';
 import type { EventsRepository, OutboxRow } from './events-contract.js';
 import type { Tables } from './tables.js';
+import { collect } from './collect.js';
 
 const outboxColumns = ['id', 'type', 'body', 'user_uuid', 'user_groups', 'group_name', 'created_at', 'claimed_until', 'dispatched_at'] as const;
 
@@ -74,11 +76,9 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
     },
 
     async attemptsOf(ids) {
-      const map = new Map(ids.map((id) => [id, [] as Awaited<ReturnType<EventsRepository['attemptsOf']>> extends Map<string, infer V> ? V : never]));
-      if (!ids.length) return map;
-      const rows = await db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', ids).orderBy('delivery_id').orderBy('id').execute();
-      for (const row of rows) map.get(row.delivery_id)!.push(row);
-      return map;
+      const rows = ids.length
+        ? await db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', ids).orderBy('delivery_id').orderBy('id').execute() : [];
+      return collect(ids, rows, (row) => row.delivery_id, (row) => row);
     },
 
     async restoreDelivery(id, status) {

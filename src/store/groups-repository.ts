@@ -1,7 +1,9 @@
+/** Groups and memberships: names unique case-insensitively, trigram search, exact lookups by name. */
 import { sql, type Kysely } from 'kysely';
 import type { GroupFilter, GroupRow, GroupsRepository, Page, Slice } from './contract.js';
 import type { Tables } from './tables.js';
 import { likeContains, mapUnique } from './unique.js';
+import { collect } from './collect.js';
 
 export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
   const filtered = (filter: GroupFilter) => {
@@ -73,12 +75,9 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
     },
 
     async membersOf(uuids) {
-      const map = new Map<string, number[]>(uuids.map((uuid) => [uuid, []]));
-      if (!uuids.length) return map;
-      const rows = await db.selectFrom('memberships').select(['group_uuid', 'user_id'])
-        .where('group_uuid', 'in', uuids).orderBy('user_id').execute();
-      for (const row of rows) map.get(row.group_uuid)!.push(row.user_id);
-      return map;
+      const rows = uuids.length
+        ? await db.selectFrom('memberships').select(['group_uuid', 'user_id']).where('group_uuid', 'in', uuids).orderBy('user_id').execute() : [];
+      return collect(uuids, rows, (row) => row.group_uuid, (row) => row.user_id);
     },
   };
 }

@@ -1,7 +1,9 @@
+/** Users: unique username and e-mail (case-insensitively), filters and trigram search, exact lookups, row locks. */
 import { sql, type Kysely } from 'kysely';
 import type { NewUser, Page, Slice, UserChanges, UserFilter, UserRow, UsersRepository } from './contract.js';
 import type { Tables } from './tables.js';
 import { likeContains, mapUnique } from './unique.js';
+import { collect } from './collect.js';
 import { isStorableText } from './storable-text.js';
 import { UUID } from '../uuid.js';
 
@@ -75,12 +77,9 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     },
 
     async groupsOf(ids) {
-      const map = new Map<number, string[]>(ids.map((id) => [id, []]));
-      if (!ids.length) return map;
-      const rows = await db.selectFrom('memberships').select(['user_id', 'group_uuid'])
-        .where('user_id', 'in', ids).orderBy('group_uuid').execute();
-      for (const row of rows) map.get(row.user_id)!.push(row.group_uuid);
-      return map;
+      const rows = ids.length
+        ? await db.selectFrom('memberships').select(['user_id', 'group_uuid']).where('user_id', 'in', ids).orderBy('group_uuid').execute() : [];
+      return collect(ids, rows, (row) => row.user_id, (row) => row.group_uuid);
     },
   };
 }
