@@ -3,13 +3,13 @@
  * enrolment when the application requires MFA and the user has none, else finish. Finishing checks the
  * application's access group (spec §5) last, so nothing about membership shows before both factors.
  */
+import type { InteractionResults } from 'oidc-provider';
 import type { UserRow } from '../store/contract.js';
 import { mayUseApplication } from '../domain/applications.js';
 import { recordSignIn } from '../domain/users.js';
 import { hasTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { finishInteraction } from './finish-interaction.js';
-import { renderEnrolPage, renderMfaPage } from './credential-pages.js';
+import { renderEnrolPage, renderMfaPage } from './pages.js';
 
 export async function continueSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[]) {
   const { uid } = ctx.state.interaction.details;
@@ -36,4 +36,12 @@ export async function completeSignIn(ctx: InteractionContext, deps: SignInDeps, 
   }
   await recordSignIn(deps.store, user.id);
   return finishInteraction(ctx, { login: { accountId: user.uuid, amr, remember: true } });
+}
+
+/** Hands the result back to the engine and sends the browser on to the authorization resume URL. */
+export async function finishInteraction(ctx: InteractionContext, result: InteractionResults): Promise<void> {
+  const { provider } = ctx.state.interaction.entry;
+  const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+  ctx.status = 303;
+  ctx.redirect(to);
 }

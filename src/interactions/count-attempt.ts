@@ -4,7 +4,7 @@
  */
 import type { LimitKind } from '../domain/rate-limits.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { waitText } from './credential-pages.js';
+import { waitText } from './pages.js';
 
 export async function countAttempt(ctx: InteractionContext, deps: SignInDeps, keys: Array<[LimitKind, string]>): Promise<{ refused?: string }> {
   const outcome = await deps.services.limits.attempt([['ip', ctx.ip], ...keys]);

@@ -4,7 +4,7 @@
  */
 import type { Next } from 'koa';
 import { PageError, unavailableIn } from '../errors.js';
-import type { CsrfTokens } from './csrf.js';
+import type { CsrfTokens } from './forms.js';
 import { interactionPath, type InteractionContext, type SignInApps } from './state.js';
 
 /** No interaction cookie, another interaction's cookie, or an interaction the engine has forgotten. */

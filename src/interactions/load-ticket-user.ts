@@ -3,7 +3,7 @@ import type { UserRow } from '../store/contract.js';
 import { findUserByUuid } from '../domain/users.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import type { Stage, Ticket } from './tickets.js';
-import { restart } from './credential-pages.js';
+import { restart } from './pages.js';
 
 export async function loadTicketUser(ctx: InteractionContext, deps: SignInDeps, stage: Stage): Promise<{ ticket: Ticket; user: UserRow }> {
   const ticket = deps.tickets.verify(ctx.state.interaction.details.uid, ctx.request.body?.ticket, stage);

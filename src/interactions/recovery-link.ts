@@ -4,19 +4,17 @@
  */
 import type { Context } from 'koa';
 import { redeemRecoveryLink, userOfRecoveryLink } from '../domain/password-setup.js';
-import { ValidationError } from '../errors.js';
+import { PageError, ValidationError } from '../errors.js';
 import type { SignInDeps } from './state.js';
-import type { CsrfTokens } from './csrf.js';
+import type { CsrfTokens } from './forms.js';
 import { renderPage } from '../pages/render-page.js';
 
 type RecoveryContext = Context & { params: Record<string, string>; request: { body?: Record<string, unknown> } };
 
-function expired(ctx: Context) {
-  renderPage(ctx, 'error', {
-    title: 'Link expired', heading: 'This link is no longer valid',
-    message: 'It was used already or is more than 24 hours old. Ask your administrator for a new one.',
-  }, 404);
-}
+const expired = () => new PageError(404, {
+  title: 'Link expired', heading: 'This link is no longer valid',
+  message: 'It was used already or is more than 24 hours old. Ask your administrator for a new one.',
+});
 
 function form(ctx: RecoveryContext, deps: SignInDeps, csrf: CsrfTokens, email: string, error?: string, status = 200) {
   const token = ctx.params.token!;
@@ -29,7 +27,7 @@ function form(ctx: RecoveryContext, deps: SignInDeps, csrf: CsrfTokens, email: s
 export function showRecoveryLink(deps: SignInDeps, csrf: CsrfTokens) {
   return async function showRecoveryLink(ctx: RecoveryContext) {
     const user = await userOfRecoveryLink(deps.store, ctx.params.token!, deps.settings.secrets.key);
-    if (!user?.is_active) return expired(ctx);
+    if (!user?.is_active) throw expired();
     return form(ctx, deps, csrf, user.email);
   };
 }
@@ -38,12 +36,12 @@ export function submitRecoveryLink(deps: SignInDeps, csrf: CsrfTokens) {
   return async function submitRecoveryLink(ctx: RecoveryContext) {
     const token = ctx.params.token!;
     const user = await userOfRecoveryLink(deps.store, token, deps.settings.secrets.key);
-    if (!user?.is_active) return expired(ctx);
+    if (!user?.is_active) throw expired();
     if (!csrf.isValid(`recovery:${token}`, ctx.request.body?.csrf)) return form(ctx, deps, csrf, user.email, 'This form has expired; submit it again.', 403);
     try {
       const done = await redeemRecoveryLink(deps.store, token, String(ctx.request.body?.password ?? ''), String(ctx.request.body?.confirmation ?? ''),
         deps.settings.secrets.key, deps.settings.passwords);
-      if (!done) return expired(ctx);
+      if (!done) throw expired();
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       return form(ctx, deps, csrf, user.email, Object.values(error.fields).flat().join(' '), 400);

@@ -1,19 +1,7 @@
 /** GET /if/flow/{slug}/{uid}/: the first page of the sign-in (e-mail). */
 import type { InteractionContext } from './state.js';
-import { renderPage } from '../pages/render-page.js';
-import { finishInteraction } from './finish-interaction.js';
-
-export function renderEmailPage(ctx: InteractionContext, email = '', error?: string, status = 200) {
-  const { entry, base, csrf } = ctx.state.interaction;
-  renderPage(ctx as never, 'email', { title: `Sign in to ${entry.app.name}`, appName: entry.app.name, action: `${base}email`, csrf, email, error }, status);
-}
-
-export function renderPasswordPage(ctx: InteractionContext, email: string, error?: string, status = 200) {
-  const { entry, base, csrf } = ctx.state.interaction;
-  renderPage(ctx as never, 'password', {
-    title: `Sign in to ${entry.app.name}`, appName: entry.app.name, action: `${base}password`, restart: base, csrf, email, error,
-  }, status);
-}
+import { renderEmailPage } from './pages.js';
+import { finishInteraction } from './continue-sign-in.js';
 
 export async function showSignIn(ctx: InteractionContext) {
   const { details, entry } = ctx.state.interaction;

@@ -7,8 +7,7 @@ import { findUserByEmail } from '../domain/users.js';
 import { hasPassword } from '../domain/passwords.js';
 import { sendSetupCode } from '../domain/password-setup.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { renderEmailPage, renderPasswordPage } from './show-sign-in.js';
-import { renderSetupPage, unavailable } from './credential-pages.js';
+import { renderEmailPage, renderPasswordPage, renderSetupPage, unavailable } from './pages.js';
 import { countAttempt } from './count-attempt.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;

@@ -7,7 +7,7 @@ import { issueRecoveryCodes } from '../domain/recovery-codes.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
-import { renderRecoveryCodesPage } from './credential-pages.js';
+import { renderRecoveryCodesPage } from './pages.js';
 import { showEnrolment } from './continue-sign-in.js';
 import { WRONG_CODE } from './submit-mfa.js';
 

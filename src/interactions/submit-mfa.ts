@@ -7,7 +7,7 @@ import { useRecoveryCode } from '../domain/recovery-codes.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
-import { renderMfaPage } from './credential-pages.js';
+import { renderMfaPage } from './pages.js';
 import { completeSignIn } from './continue-sign-in.js';
 
 export const WRONG_CODE = 'That code is not right. Check your authenticator app and try again.';

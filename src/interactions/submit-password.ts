@@ -6,7 +6,7 @@
  */
 import { checkCredentials } from '../domain/passwords.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { renderPasswordPage } from './show-sign-in.js';
+import { renderPasswordPage } from './pages.js';
 import { countAttempt } from './count-attempt.js';
 import { continueSignIn } from './continue-sign-in.js';
 

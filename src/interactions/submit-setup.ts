@@ -6,7 +6,7 @@
 import { checkSetupCode, completePasswordSetup, newPasswordProblems, SETUP_CODE_TRIES, userOfSetupCode } from '../domain/password-setup.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt } from './count-attempt.js';
-import { restart, renderSetupPage } from './credential-pages.js';
+import { restart, renderSetupPage } from './pages.js';
 import { continueSignIn } from './continue-sign-in.js';
 
 export function submitSetup(deps: SignInDeps) {

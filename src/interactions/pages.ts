@@ -1,4 +1,4 @@
-/** Renderers of the pages after the password: setup code, second factor, enrolment, recovery codes, limits. */
+/** Every page of a sign-in, rendered from views/: e-mail, password, setup code, second factor, enrolment, recovery codes; and its error pages. */
 import QRCode from 'qrcode';
 import type { InteractionContext } from './state.js';
 import { renderPage } from '../pages/render-page.js';
@@ -9,6 +9,14 @@ const titleOf = (ctx: InteractionContext) => `Sign in to ${ctx.state.interaction
 function common(ctx: InteractionContext) {
   const { entry, base, csrf } = ctx.state.interaction;
   return { title: titleOf(ctx), appName: entry.app.name, csrf, restart: base };
+}
+
+export function renderEmailPage(ctx: InteractionContext, email = '', error?: string, status = 200) {
+  renderPage(ctx as never, 'email', { ...common(ctx), action: `${ctx.state.interaction.base}email`, email, error }, status);
+}
+
+export function renderPasswordPage(ctx: InteractionContext, email: string, error?: string, status = 200) {
+  renderPage(ctx as never, 'password', { ...common(ctx), action: `${ctx.state.interaction.base}password`, email, error }, status);
 }
 
 export function renderSetupPage(ctx: InteractionContext, email: string, minLength: number, error?: string, status = 200) {
