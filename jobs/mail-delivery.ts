@@ -5,29 +5,20 @@ import type { Settings } from '../src/settings/schema.js';
 import { deliverMail, type MailMessage } from '../src/domain/mail.js';
 import { MAIL_QUEUE } from '../src/queue/mail-queue.js';
 import { redisConnection } from '../src/queue/queues.js';
+import { workerWhenReady, type WorkerHandle } from './worker-when-ready.js';
 
-export interface MailWorker {
-  close(): Promise<void>;
-}
-
-export function startMailWorker(settings: Settings, logger: Logger): MailWorker {
+export function startMailWorker(settings: Settings, logger: Logger): WorkerHandle {
   const connection = redisConnection(settings.redis.url, 'worker');
   connection.on('error', () => {}); // reconnects; the deliveries worker already reports outages
-  const worker = new Worker<MailMessage>(MAIL_QUEUE, async (job) => deliverMail(settings, logger, job.data), {
-    connection, prefix: settings.redis.prefix, concurrency: 5,
+  return workerWhenReady(connection, () => {
+    const worker = new Worker<MailMessage>(MAIL_QUEUE, async (job) => deliverMail(settings, logger, job.data), {
+      connection, prefix: settings.redis.prefix, concurrency: 5,
+    });
+    worker.on('error', () => {});
+    worker.on('failed', (job, error) => {
+      const final = job && job.attemptsMade >= (job.opts.attempts ?? 1);
+      logger.warn({ job: 'mail', attempt: job?.attemptsMade, final, reason: error.message }, 'mail attempt failed');
+    });
+    return worker;
   });
-  worker.on('error', () => {});
-  worker.on('failed', (job, error) => {
-    const final = job && job.attemptsMade >= (job.opts.attempts ?? 1);
-    logger.warn({ job: 'mail', attempt: job?.attemptsMade, final, reason: error.message }, 'mail attempt failed');
-  });
-  return {
-    async close() {
-      // BullMQ waits for a reconnect before closing; do not let a Redis outage hold up a shutdown for long.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([worker.close(), new Promise((resolve) => { timer = setTimeout(resolve, 5000); })]);
-      clearTimeout(timer);
-      connection.disconnect();
-    },
-  };
 }

@@ -3,10 +3,15 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { fieldErrors } from './errors.js';
 import { inputProblem } from '../domain/input-text.js';
+import { UUID } from '../uuid.js';
 
 const bodies = new Ajv({ allErrors: true, strict: true });
 const queries = new Ajv({ allErrors: true, strict: true, coerceTypes: 'array', useDefaults: true });
-for (const ajv of [bodies, queries]) (addFormats as unknown as (a: Ajv) => void)(ajv);
+for (const ajv of [bodies, queries]) {
+  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  // ajv-formats' uuid also takes "urn:uuid:…", which no uuid column stores; ours is the bare form only.
+  ajv.addFormat('uuid', UUID);
+}
 
 function message(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;

@@ -9,19 +9,24 @@ export function healthRouter(checks: ReadinessCheck[]): Router {
     ctx.body = { status: 'ok' };
   });
   router.get('/ready/', async (ctx) => {
-    const results = await Promise.all(
-      checks.map(async ({ name, check }) => {
-        try {
-          await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
-          return [name, 'ok'] as const;
-        } catch {
-          return [name, 'unavailable'] as const;
-        }
-      }),
-    );
-    const ready = results.every(([, state]) => state === 'ok');
+    const { ready, checks: states } = await checkReadiness(checks);
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ok' : 'unavailable', checks: Object.fromEntries(results) };
+    ctx.body = { status: ready ? 'ok' : 'unavailable', checks: states };
   });
   return router;
+}
+
+/** Runs every check (2 s each at most): which dependencies answer. */
+export async function checkReadiness(checks: ReadinessCheck[]): Promise<{ ready: boolean; checks: Record<string, 'ok' | 'unavailable'> }> {
+  const results = await Promise.all(
+    checks.map(async ({ name, check }) => {
+      try {
+        await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
+        return [name, 'ok'] as const;
+      } catch {
+        return [name, 'unavailable'] as const;
+      }
+    }),
+  );
+  return { ready: results.every(([, state]) => state === 'ok'), checks: Object.fromEntries(results) };
 }

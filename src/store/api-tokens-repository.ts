@@ -24,7 +24,9 @@ export function apiTokensRepository(db: Kysely<Tables>): ApiTokensRepository {
 
     async revoke(id, now) {
       const result = await db.updateTable('api_tokens').set({ revoked_at: now })
-        .where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+        .where('id', '=', id).where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
 

@@ -25,6 +25,7 @@ export interface NewUser {
   email: string;
   name: string;
   is_active?: boolean;
+  email_verified?: boolean;
   attributes?: Record<string, unknown>;
 }
 export type UserChanges = Partial<Pick<UserRow, 'username' | 'email' | 'name' | 'is_active' | 'attributes' | 'email_verified'>>;

@@ -1,4 +1,4 @@
-/** Row types of the outbox and the delivery log (migration 0003). */
+/** Row types of the outbox and the delivery log (migration 0003) and of the webhook endpoint state (0005). */
 import type { ColumnType, Generated } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -41,4 +41,13 @@ export interface DeliveryAttemptsTable {
   error: string | null;
   duration_ms: number;
   at: Timestamp;
+}
+
+/** A webhook receiver the sender stopped using (410 Gone); no row = enabled. */
+export interface WebhookEndpointsTable {
+  app: string;
+  /** The URL that answered; the state holds only while the application's configured URL is the same. */
+  url: string;
+  disabled_at: Timestamp;
+  reason: string;
 }

@@ -4,13 +4,14 @@
  * invisible to other claimers until its lease ends; one delivery per (event, app, kind), however often ensured.
  */
 import type { Selectable } from 'kysely';
-import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryKind, DeliveryStatus, OutboxTable } from './event-tables.js';
+import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryKind, DeliveryStatus, OutboxTable, WebhookEndpointsTable } from './event-tables.js';
 import type { Page, Slice } from './contract.js';
 
 export type { DeliveryKind, DeliveryStatus } from './event-tables.js';
 export type OutboxRow = Omit<Selectable<OutboxTable>, 'seq'> & { seq: string };
 export type DeliveryRow = Selectable<DeliveriesTable>;
 export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;
+export type DisabledEndpointRow = Selectable<WebhookEndpointsTable>;
 
 export interface NewEvent {
   id: string;
@@ -54,4 +55,12 @@ export interface EventsRepository {
   reopenDelivery(id: string): Promise<DeliveryRow | undefined>;
   /** Undoes a reopen whose enqueue failed. */
   restoreDelivery(id: string, status: DeliveryStatus): Promise<void>;
+  /** Stops webhooks to this app's receiver at `url`; a second disable keeps the first time and reason. */
+  disableEndpoint(app: string, url: string, reason: string): Promise<void>;
+  /** The app's disabled receiver, undefined while enabled. */
+  disabledEndpoint(app: string): Promise<DisabledEndpointRow | undefined>;
+  /** All disabled receivers, by app. */
+  disabledEndpoints(): Promise<DisabledEndpointRow[]>;
+  /** Enables the app's receiver again; false when it was not disabled. */
+  enableEndpoint(app: string): Promise<boolean>;
 }

@@ -56,14 +56,16 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
     findDelivery: (id) => db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst(),
 
     async recordAttempt(deliveryId, outcome) {
-      await db.transaction().execute(async (trx) => {
+      // Joins the caller's transaction when there is one, so the attempt rolls back with it.
+      const record = async (trx: Kysely<Tables>) => {
         await trx.insertInto('delivery_attempts').values({
           delivery_id: deliveryId, attempt: outcome.attempt, status_code: outcome.status_code, error: outcome.error, duration_ms: outcome.duration_ms,
         }).execute();
         await trx.updateTable('deliveries').set({
           status: outcome.status, attempts: sql`attempts + 1`, last_status_code: outcome.status_code, last_error: outcome.error, updated_at: sql`now()`,
         }).where('id', '=', deliveryId).execute();
-      });
+      };
+      await (db.isTransaction ? record(db) : db.transaction().execute(record));
     },
 
     async listDeliveries(filter, page) {
@@ -87,5 +89,20 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
 
     reopenDelivery: (id) =>
       db.updateTable('deliveries').set({ status: 'pending', updated_at: sql`now()` }).where('id', '=', id).returningAll().executeTakeFirst(),
+
+    async disableEndpoint(app, url, reason) {
+      await db.insertInto('webhook_endpoints').values({ app, url, reason })
+        .onConflict((oc) => oc.column('app').doUpdateSet({ url, reason, disabled_at: sql`now()` }).where('webhook_endpoints.url', '<>', url))
+        .execute();
+    },
+
+    disabledEndpoint: (app) => db.selectFrom('webhook_endpoints').selectAll().where('app', '=', app).executeTakeFirst(),
+
+    disabledEndpoints: () => db.selectFrom('webhook_endpoints').selectAll().orderBy('app').execute(),
+
+    async enableEndpoint(app) {
+      const result = await db.deleteFrom('webhook_endpoints').where('app', '=', app).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
   };
 }

@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { GroupFilter, GroupRow, GroupsRepository, Page, Slice } from './contract.js';
 import type { Tables } from './tables.js';
-import { likeContains, mapUnique } from './unique.js';
+import { likeContains, lowered, mapUnique } from './unique.js';
 import { collect } from './collect.js';
 
 export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
@@ -23,13 +23,13 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
 
     findByUuid: (uuid) => db.selectFrom('groups').selectAll().where('uuid', '=', uuid).executeTakeFirst(),
 
-    findByName: (name) => db.selectFrom('groups').selectAll().where(sql`lower(name)`, '=', name.toLowerCase()).executeTakeFirst(),
+    findByName: (name) => db.selectFrom('groups').selectAll().where(sql`lower(name)`, '=', lowered(name)).executeTakeFirst(),
 
     lockByUuid: (uuid) => db.selectFrom('groups').selectAll().where('uuid', '=', uuid).forUpdate().executeTakeFirst(),
 
     async hasMemberNamed(groupName, userId) {
       const row = await db.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
-        .select('memberships.user_id').where(sql`lower(groups.name)`, '=', groupName.toLowerCase()).where('memberships.user_id', '=', userId)
+        .select('memberships.user_id').where(sql`lower(groups.name)`, '=', lowered(groupName)).where('memberships.user_id', '=', userId)
         .executeTakeFirst();
       return row !== undefined;
     },

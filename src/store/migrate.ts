@@ -4,12 +4,14 @@ import * as initial from './migrations/0001_initial.js';
 import * as oidc from './migrations/0002_oidc.js';
 import * as events from './migrations/0003_events.js';
 import * as credentials from './migrations/0004_credentials.js';
+import * as webhookEndpoints from './migrations/0005_webhook_endpoints.js';
 
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_oidc': oidc,
   '0003_events': events,
   '0004_credentials': credentials,
+  '0005_webhook_endpoints': webhookEndpoints,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

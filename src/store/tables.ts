@@ -1,6 +1,6 @@
 /** Table types for Kysely: the shape of every row as the database holds it. */
 import type { ColumnType, Generated } from 'kysely';
-import type { DeliveriesTable, DeliveryAttemptsTable, OutboxTable } from './event-tables.js';
+import type { DeliveriesTable, DeliveryAttemptsTable, OutboxTable, WebhookEndpointsTable } from './event-tables.js';
 import type { PasswordSetupCodesTable, RecoveryCodesTable, RecoveryLinksTable, TotpCredentialsTable } from './mfa-tables.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -74,6 +74,7 @@ export interface Tables {
   outbox: OutboxTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
+  webhook_endpoints: WebhookEndpointsTable;
   users: UsersTable;
   groups: GroupsTable;
   memberships: MembershipsTable;

@@ -1,4 +1,5 @@
-/** Maps a database unique-constraint error to the API field it protects. */
+/** Maps a database unique-constraint error to the API field it protects; case-insensitive match helpers. */
+import { sql } from 'kysely';
 import { UniqueViolation } from './contract.js';
 
 const fieldOfConstraint: Record<string, string> = {
@@ -18,5 +19,11 @@ export async function mapUnique<T>(write: Promise<T>): Promise<T> {
   }
 }
 
-/** Escapes LIKE wildcards so a search term matches literally. */
-export const likeContains = (term: string) => `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * A case-insensitive "contains" pattern: LIKE wildcards escaped so the term matches literally, lowered by the
+ * database (JavaScript's toLowerCase differs from PostgreSQL's lower() for letters such as İ and a final Σ).
+ */
+export const likeContains = (term: string) => sql<string>`lower(${`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`})`;
+
+/** The database's lower() of a value, to compare with a lower(column) index. */
+export const lowered = (value: string) => sql<string>`lower(${value})`;

@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { NewUser, Page, Slice, UserChanges, UserFilter, UserRow, UsersRepository } from './contract.js';
 import type { Tables } from './tables.js';
-import { likeContains, mapUnique } from './unique.js';
+import { likeContains, lowered, mapUnique } from './unique.js';
 import { collect } from './collect.js';
 import { isStorableText } from './storable-text.js';
 import { UUID } from '../uuid.js';
@@ -14,7 +14,7 @@ const columns = [
 export function usersRepository(db: Kysely<Tables>): UsersRepository {
   const filtered = (filter: UserFilter) => {
     let query = db.selectFrom('users');
-    if (filter.email !== undefined) query = query.where(sql`lower(email)`, '=', filter.email.toLowerCase());
+    if (filter.email !== undefined) query = query.where(sql`lower(email)`, '=', lowered(filter.email));
     if (filter.is_active !== undefined) query = query.where('is_active', '=', filter.is_active);
     if (filter.search) {
       const pattern = likeContains(filter.search);
@@ -36,6 +36,7 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
             email: user.email,
             name: user.name,
             is_active: user.is_active ?? true,
+            email_verified: user.email_verified ?? false,
             attributes: JSON.stringify(user.attributes ?? {}),
             password_hash: null,
             last_login: null,
@@ -50,7 +51,7 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     findByUuid: async (uuid) => (UUID.test(uuid) ? db.selectFrom('users').select(columns).where('uuid', '=', uuid).executeTakeFirst() : undefined),
 
     findByEmail: async (email) =>
-      (isStorableText(email) ? db.selectFrom('users').select(columns).where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst() : undefined),
+      (isStorableText(email) ? db.selectFrom('users').select(columns).where(sql`lower(email)`, '=', lowered(email)).executeTakeFirst() : undefined),
 
     lockById: (id) => db.selectFrom('users').select(columns).where('id', '=', id).forUpdate().executeTakeFirst(),
 

@@ -2,10 +2,8 @@
  * Admin endpoints: POST /users/{pk}/recovery/ (a one-time setup link, followed in the browser) and
  * DELETE /users/{pk}/mfa/ (removes TOTP and recovery codes), with the API's usual error rules.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
-import { launchBrowser } from '../helpers/browser.js';
-import { startCallbackServer, type CallbackServer } from '../helpers/oidc-rp.js';
+import { useBrowser } from '../helpers/browser.js';
 import { totpCode } from '../helpers/totp.js';
 import { createApiToken } from '../../src/domain/api-tokens.js';
 import { confirmTotp, pendingTotpSecret } from '../../src/domain/totp.js';
@@ -14,29 +12,17 @@ import { PASSWORD, startCredentialsServer, type CredentialsServer } from './cred
 import { alertText, enterEmail, enterPassword, heading, startFlow } from './flow.js';
 
 describe.each(engines)('credential admin endpoints (%s)', (engine) => {
-  let browser: Browser;
-  let rp: CallbackServer;
+  const web = useBrowser();
   let idp: CredentialsServer;
   let token: string;
-  let context: BrowserContext;
-  let page: Page;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    rp = await startCallbackServer();
-    idp = await startCredentialsServer(engine, rp.url, [{ slug: 'wiki' }]);
+    idp = await startCredentialsServer(engine, web.rp.url, [{ slug: 'wiki' }]);
     token = await idp.apiToken();
   });
   afterAll(async () => {
     await idp?.close();
-    await rp?.close();
-    await browser?.close();
   });
-  beforeEach(async () => {
-    context = await browser.newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => context.close());
 
   const api = async (method: string, path: string, bearer = token) => {
     const response = await fetch(`${idp.url}/api/v3/core${path}`, { method, headers: { Authorization: `Bearer ${bearer}` } });
@@ -51,26 +37,26 @@ describe.each(engines)('credential admin endpoints (%s)', (engine) => {
     expect(Object.keys(body)).toEqual(['link']);
     expect(body.link).toMatch(new RegExp(`^${idp.url}/if/recovery/[A-Za-z0-9_-]{43}/$`));
 
-    await page.goto(body.link);
-    await page.goto(body.link); // opening it (a mail scanner, a reload) does not spend it
-    await expect(heading(page)).resolves.toBe('Choose a new password');
-    await page.getByLabel('New password', { exact: true }).fill('short');
-    await page.getByLabel('Repeat the new password').fill('short');
-    await page.getByRole('button', { name: 'Set password' }).click();
-    await expect(alertText(page)).resolves.toContain('at least 8 characters');
-    await page.getByLabel('New password', { exact: true }).fill('recovered passphrase');
-    await page.getByLabel('Repeat the new password').fill('recovered passphrase');
-    await page.getByRole('button', { name: 'Set password' }).click();
-    await expect(heading(page)).resolves.toBe('Your password is set');
+    await web.page.goto(body.link);
+    await web.page.goto(body.link); // opening it (a mail scanner, a reload) does not spend it
+    await expect(heading(web.page)).resolves.toBe('Choose a new password');
+    await web.page.getByLabel('New password', { exact: true }).fill('short');
+    await web.page.getByLabel('Repeat the new password').fill('short');
+    await web.page.getByRole('button', { name: 'Set password' }).click();
+    await expect(alertText(web.page)).resolves.toContain('at least 8 characters');
+    await web.page.getByLabel('New password', { exact: true }).fill('recovered passphrase');
+    await web.page.getByLabel('Repeat the new password').fill('recovered passphrase');
+    await web.page.getByRole('button', { name: 'Set password' }).click();
+    await expect(heading(web.page)).resolves.toBe('Your password is set');
     expect((await idp.store.users.findById(user.pk))!.email_verified).toBe(true);
 
-    const again = await page.goto(body.link);
+    const again = await web.page.goto(body.link);
     expect(again!.status()).toBe(404);
-    await expect(heading(page)).resolves.toBe('This link is no longer valid');
+    await expect(heading(web.page)).resolves.toBe('This link is no longer valid');
 
-    const flow = await startFlow(page, idp.apps.wiki!);
-    await enterEmail(page, user.email);
-    await enterPassword(page, 'recovered passphrase');
+    const flow = await startFlow(web.page, idp.apps.wiki!);
+    await enterEmail(web.page, user.email);
+    await enterPassword(web.page, 'recovered passphrase');
     await expect(flow.finish()).resolves.toHaveProperty('id_token');
   });
 
@@ -87,9 +73,9 @@ describe.each(engines)('credential admin endpoints (%s)', (engine) => {
     await expect(idp.store.mfa.findTotp(user.pk)).resolves.toBeUndefined();
     await expect(idp.store.mfa.recoveryCodesLeft(user.pk)).resolves.toBe(0);
 
-    const flow = await startFlow(page, idp.apps.wiki!);
-    await enterEmail(page, user.email);
-    await enterPassword(page, PASSWORD);
+    const flow = await startFlow(web.page, idp.apps.wiki!);
+    await enterEmail(web.page, user.email);
+    await enterPassword(web.page, PASSWORD);
     await expect(flow.finish()).resolves.toHaveProperty('id_token');
     await expect(api('DELETE', `/users/${user.pk}/mfa/`)).resolves.toEqual({ status: 204, body: undefined }); // nothing left: still 204
   });

@@ -4,10 +4,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
-import { launchBrowser } from '../helpers/browser.js';
-import { startCallbackServer, type CallbackServer } from '../helpers/oidc-rp.js';
+import { useBrowser } from '../helpers/browser.js';
 import { codeIn, startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
 import { testSettings } from '../helpers/settings.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -18,113 +16,101 @@ import { alertText, enterEmail, enterPassword, heading, startFlow } from './flow
 const NEW_PASSWORD = 'a brand new passphrase';
 
 describe.each(engines)('password setup by e-mailed code (%s)', (engine) => {
-  let browser: Browser;
-  let rp: CallbackServer;
+  const web = useBrowser();
   let smtp: SmtpCapture;
   let idp: CredentialsServer;
-  let context: BrowserContext;
-  let page: Page;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    rp = await startCallbackServer();
     smtp = await startSmtpCapture();
-    idp = await startCredentialsServer(engine, rp.url, [{ slug: 'wiki' }, { slug: 'vault', require_mfa: true }], {
+    idp = await startCredentialsServer(engine, web.rp.url, [{ slug: 'wiki' }, { slug: 'vault', require_mfa: true }], {
       mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' },
     });
   });
   afterAll(async () => {
     await idp?.close();
     await smtp?.close();
-    await rp?.close();
-    await browser?.close();
   });
-  beforeEach(async () => {
-    context = await browser.newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => context.close());
 
   async function fillSetup(code: string, password = NEW_PASSWORD, confirmation = password) {
-    await page.getByLabel('Code from the e-mail').fill(code);
-    await page.getByLabel('New password', { exact: true }).fill(password);
-    await page.getByLabel('Repeat the new password').fill(confirmation);
-    await page.getByRole('button', { name: 'Set password' }).click();
+    await web.page.getByLabel('Code from the e-mail').fill(code);
+    await web.page.getByLabel('New password', { exact: true }).fill(password);
+    await web.page.getByLabel('Repeat the new password').fill(confirmation);
+    await web.page.getByRole('button', { name: 'Set password' }).click();
   }
 
   test('a user without a password gets a code by mail, sets a password and lands on the same callback', async () => {
     const user = await idp.user({ password: null });
-    const flow = await startFlow(page, idp.apps.wiki!);
-    await enterEmail(page, user.email);
-    await expect(heading(page)).resolves.toBe('Set your password');
+    const flow = await startFlow(web.page, idp.apps.wiki!);
+    await enterEmail(web.page, user.email);
+    await expect(heading(web.page)).resolves.toBe('Set your password');
     const mail = await smtp.waitFor(user.email);
     expect(mail.raw).toContain('From: IdP <idp@example.com>');
     const code = codeIn(mail);
     expect(code).toMatch(/^\d{6}$/);
 
     await fillSetup(code, NEW_PASSWORD, 'something else entirely'); // a typo costs no try
-    await expect(alertText(page)).resolves.toBe('The two passwords differ.');
+    await expect(alertText(web.page)).resolves.toBe('The two passwords differ.');
     await fillSetup(code, user.email); // policy: not the e-mail
-    await expect(alertText(page)).resolves.toContain('must not be the e-mail address');
+    await expect(alertText(web.page)).resolves.toContain('must not be the e-mail address');
     await fillSetup(code);
     await expect(flow.finish()).resolves.toHaveProperty('id_token');
 
     const row = (await idp.store.users.findById(user.pk))!;
     expect(row.email_verified).toBe(true);
     // The new password works for the next sign-in.
-    await context.clearCookies();
-    const again = await startFlow(page, idp.apps.wiki!);
-    await enterEmail(page, user.email);
-    await enterPassword(page, NEW_PASSWORD);
+    await web.context.clearCookies();
+    const again = await startFlow(web.page, idp.apps.wiki!);
+    await enterEmail(web.page, user.email);
+    await enterPassword(web.page, NEW_PASSWORD);
     await expect(again.finish()).resolves.toHaveProperty('id_token');
   });
 
   test('setup continues with MFA enrolment when the application requires it', async () => {
     const user = await idp.user({ password: null });
-    await startFlow(page, idp.apps.vault!);
-    await enterEmail(page, user.email);
+    await startFlow(web.page, idp.apps.vault!);
+    await enterEmail(web.page, user.email);
     await fillSetup(codeIn(await smtp.waitFor(user.email)));
-    await expect(heading(page)).resolves.toBe('Set up two-step verification');
+    await expect(heading(web.page)).resolves.toBe('Set up two-step verification');
   });
 
   test('wrong codes: 5 tries, then even the right code is refused', async () => {
     const user = await idp.user({ password: null });
-    await startFlow(page, idp.apps.wiki!);
-    await enterEmail(page, user.email);
+    await startFlow(web.page, idp.apps.wiki!);
+    await enterEmail(web.page, user.email);
     const code = codeIn(await smtp.waitFor(user.email));
     const wrong = code === '000000' ? '111111' : '000000';
     for (let left = 4; left >= 1; left--) {
       await fillSetup(wrong);
-      await expect(alertText(page)).resolves.toBe(`That code is not right. ${left} of 5 tries left.`);
+      await expect(alertText(web.page)).resolves.toBe(`That code is not right. ${left} of 5 tries left.`);
     }
     await fillSetup(wrong);
-    await expect(alertText(page)).resolves.toBe('Too many wrong codes. Start again to get a new one.');
+    await expect(alertText(web.page)).resolves.toBe('Too many wrong codes. Start again to get a new one.');
     await fillSetup(code);
-    await expect(alertText(page)).resolves.toMatch(/^Too many/);
+    await expect(alertText(web.page)).resolves.toMatch(/^Too many/);
     await expect(idp.store.credentials.passwordHash(user.pk)).resolves.toBeNull();
   });
 
   test('an expired code is refused', async () => {
     const user = await idp.user({ password: null });
-    await startFlow(page, idp.apps.wiki!);
-    await enterEmail(page, user.email);
+    await startFlow(web.page, idp.apps.wiki!);
+    await enterEmail(web.page, user.email);
     const code = codeIn(await smtp.waitFor(user.email));
-    const uid = /\/if\/flow\/wiki\/([^/]+)\//.exec(await page.locator('form').getAttribute('action') ?? '')![1]!;
+    const uid = /\/if\/flow\/wiki\/([^/]+)\//.exec(await web.page.locator('form').getAttribute('action') ?? '')![1]!;
     const row = (await idp.store.passwordSetup.findCode(uid))!;
     expect(row.code_hash).not.toContain(code); // stored hashed
     await idp.store.passwordSetup.saveCode({ id: uid, user_id: user.pk, code_hash: row.code_hash, expires_at: new Date(Date.now() - 1000) });
     await fillSetup(code);
-    await expect(alertText(page)).resolves.toBe('That code has expired. Start again to get a new one.');
+    await expect(alertText(web.page)).resolves.toBe('That code has expired. Start again to get a new one.');
     await expect(idp.store.credentials.passwordHash(user.pk)).resolves.toBeNull();
   });
 
   test('an unknown e-mail gets the password page, like a user with a password, and no mail', async () => {
     const before = smtp.messages.length;
-    await startFlow(page, idp.apps.wiki!);
-    await enterEmail(page, 'nobody-here@example.com');
-    await expect(heading(page)).resolves.toBe('Enter your password');
-    await enterPassword(page, 'whatever it is');
-    await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+    await startFlow(web.page, idp.apps.wiki!);
+    await enterEmail(web.page, 'nobody-here@example.com');
+    await expect(heading(web.page)).resolves.toBe('Enter your password');
+    await enterPassword(web.page, 'whatever it is');
+    await expect(alertText(web.page)).resolves.toBe('Incorrect e-mail or password.');
     expect(smtp.messages.length).toBe(before);
   });
 });

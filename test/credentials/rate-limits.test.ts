@@ -2,10 +2,8 @@
  * Brute-force protection on the real Redis (a private key prefix per server): account lockout after 5
  * failed passwords, the per-IP limit, second-factor attempts per sign-in, and per-process counters without Redis.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
-import { launchBrowser } from '../helpers/browser.js';
-import { startCallbackServer, type CallbackServer } from '../helpers/oidc-rp.js';
+import { useBrowser } from '../helpers/browser.js';
 import { privateRedis } from '../helpers/redis.js';
 import { totpCode } from '../helpers/totp.js';
 import { confirmTotp, pendingTotpSecret } from '../../src/domain/totp.js';
@@ -15,75 +13,59 @@ import { alertText, enterCode, enterEmail, enterPassword, heading, startFlow } f
 const LOCKED = 'Too many failed sign-in attempts for this account. Try again in 15 minutes.';
 
 describe.each(engines)('rate limits (%s)', (engine) => {
-  let browser: Browser;
-  let rp: CallbackServer;
-  let context: BrowserContext;
-  let page: Page;
+  const web = useBrowser();
 
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    rp = await startCallbackServer();
-  });
-  afterAll(async () => {
-    await rp?.close();
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => context.close());
 
   describe('with the default limits', () => {
     let idp: CredentialsServer;
     beforeAll(async () => {
-      idp = await startCredentialsServer(engine, rp.url, [{ slug: 'wiki' }]);
+      idp = await startCredentialsServer(engine, web.rp.url, [{ slug: 'wiki' }]);
     });
     afterAll(async () => idp?.close());
 
     test('after 5 failed passwords the account is refused for the window, even with the right password', async () => {
       const user = await idp.user();
-      await startFlow(page, idp.apps.wiki!);
-      await enterEmail(page, user.email);
+      await startFlow(web.page, idp.apps.wiki!);
+      await enterEmail(web.page, user.email);
       for (let i = 0; i < 5; i++) {
-        await enterPassword(page, `wrong password ${i}`);
-        await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+        await enterPassword(web.page, `wrong password ${i}`);
+        await expect(alertText(web.page)).resolves.toBe('Incorrect e-mail or password.');
       }
-      await enterPassword(page, PASSWORD);
-      await expect(alertText(page)).resolves.toBe(LOCKED);
-      expect(page.url()).toContain('/if/flow/');
+      await enterPassword(web.page, PASSWORD);
+      await expect(alertText(web.page)).resolves.toBe(LOCKED);
+      expect(web.page.url()).toContain('/if/flow/');
       // A new sign-in does not reset the counter.
-      await context.clearCookies();
-      await startFlow(page, idp.apps.wiki!);
-      await enterEmail(page, user.email);
-      await enterPassword(page, PASSWORD);
-      await expect(alertText(page)).resolves.toBe(LOCKED);
+      await web.context.clearCookies();
+      await startFlow(web.page, idp.apps.wiki!);
+      await enterEmail(web.page, user.email);
+      await enterPassword(web.page, PASSWORD);
+      await expect(alertText(web.page)).resolves.toBe(LOCKED);
     });
 
     test('an unknown e-mail gets the same messages, in the same order', async () => {
-      await startFlow(page, idp.apps.wiki!);
-      await enterEmail(page, `ghost-${Date.now()}@example.com`);
+      await startFlow(web.page, idp.apps.wiki!);
+      await enterEmail(web.page, `ghost-${Date.now()}@example.com`);
       for (let i = 0; i < 5; i++) {
-        await enterPassword(page, `guess ${i}`);
-        await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+        await enterPassword(web.page, `guess ${i}`);
+        await expect(alertText(web.page)).resolves.toBe('Incorrect e-mail or password.');
       }
-      await enterPassword(page, 'guess 6');
-      await expect(alertText(page)).resolves.toBe(LOCKED);
+      await enterPassword(web.page, 'guess 6');
+      await expect(alertText(web.page)).resolves.toBe(LOCKED);
     });
 
     test('a correct password clears the failures counted so far', async () => {
       const user = await idp.user();
-      const flow = await startFlow(page, idp.apps.wiki!);
-      await enterEmail(page, user.email);
-      for (let i = 0; i < 4; i++) await enterPassword(page, `wrong ${i}`);
-      await enterPassword(page, PASSWORD);
+      const flow = await startFlow(web.page, idp.apps.wiki!);
+      await enterEmail(web.page, user.email);
+      for (let i = 0; i < 4; i++) await enterPassword(web.page, `wrong ${i}`);
+      await enterPassword(web.page, PASSWORD);
       await flow.finish();
-      await context.clearCookies();
-      await startFlow(page, idp.apps.wiki!);
-      await enterEmail(page, user.email);
+      await web.context.clearCookies();
+      await startFlow(web.page, idp.apps.wiki!);
+      await enterEmail(web.page, user.email);
       for (let i = 0; i < 5; i++) {
-        await enterPassword(page, `wrong again ${i}`);
-        await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+        await enterPassword(web.page, `wrong again ${i}`);
+        await expect(alertText(web.page)).resolves.toBe('Incorrect e-mail or password.');
       }
     });
 
@@ -92,31 +74,31 @@ describe.each(engines)('rate limits (%s)', (engine) => {
       const key = idp.settings.secrets.key;
       const secret = (await pendingTotpSecret(idp.store, (await idp.store.users.findById(user.pk))!, key, true))!;
       await confirmTotp(idp.store, user.pk, totpCode(secret, Date.now() - 30_000), key);
-      await startFlow(page, idp.apps.wiki!);
-      await enterEmail(page, user.email);
-      await enterPassword(page, PASSWORD);
+      await startFlow(web.page, idp.apps.wiki!);
+      await enterEmail(web.page, user.email);
+      await enterPassword(web.page, PASSWORD);
       for (let i = 0; i < 5; i++) {
-        await enterCode(page, 'not-a-code');
-        await expect(alertText(page)).resolves.toMatch(/not right/);
+        await enterCode(web.page, 'not-a-code');
+        await expect(alertText(web.page)).resolves.toMatch(/not right/);
       }
-      await enterCode(page, totpCode(secret));
-      await expect(alertText(page)).resolves.toBe('Too many attempts. Go back to the application and sign in again.');
+      await enterCode(web.page, totpCode(secret));
+      await expect(alertText(web.page)).resolves.toBe('Too many attempts. Go back to the application and sign in again.');
     });
   });
 
   test('the per-IP limit refuses further attempts from the same address', async () => {
-    const idp = await startCredentialsServer(engine, rp.url, [{ slug: 'wiki' }], {
+    const idp = await startCredentialsServer(engine, web.rp.url, [{ slug: 'wiki' }], {
       rate_limits: { account_failures: 5, account_window_seconds: 900, ip_per_minute: 3, interaction_attempts: 5 },
     });
     try {
-      await startFlow(page, idp.apps.wiki!);
-      await enterEmail(page, `someone-${Date.now()}@example.com`);
+      await startFlow(web.page, idp.apps.wiki!);
+      await enterEmail(web.page, `someone-${Date.now()}@example.com`);
       for (let i = 0; i < 3; i++) {
-        await enterPassword(page, `try ${i}`);
-        await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+        await enterPassword(web.page, `try ${i}`);
+        await expect(alertText(web.page)).resolves.toBe('Incorrect e-mail or password.');
       }
-      await enterPassword(page, 'try 4');
-      await expect(alertText(page)).resolves.toMatch(/^Too many attempts from your network\. Try again in \d+ seconds?\.$/);
+      await enterPassword(web.page, 'try 4');
+      await expect(alertText(web.page)).resolves.toMatch(/^Too many attempts from your network\. Try again in \d+ seconds?\.$/);
     } finally {
       await idp.close();
     }
@@ -124,24 +106,24 @@ describe.each(engines)('rate limits (%s)', (engine) => {
 
   test('with Redis unreachable, sign-in keeps working and the limits hold with per-process counters', async () => {
     const redis = await privateRedis();
-    const idp = await startCredentialsServer(engine, rp.url, [{ slug: 'wiki' }], { redis: { url: redis.url, prefix: 'outage' } });
+    const idp = await startCredentialsServer(engine, web.rp.url, [{ slug: 'wiki' }], { redis: { url: redis.url, prefix: 'outage' } });
     try {
       const user = await idp.user();
-      const flow = await startFlow(page, idp.apps.wiki!);
-      await enterEmail(page, user.email);
+      const flow = await startFlow(web.page, idp.apps.wiki!);
+      await enterEmail(web.page, user.email);
       await redis.stop();
-      await enterPassword(page, PASSWORD);
+      await enterPassword(web.page, PASSWORD);
       expect((await flow.finish()).access_token).toEqual(expect.any(String));
 
-      await context.clearCookies();
-      await startFlow(page, idp.apps.wiki!);
-      await enterEmail(page, user.email);
+      await web.context.clearCookies();
+      await startFlow(web.page, idp.apps.wiki!);
+      await enterEmail(web.page, user.email);
       for (let i = 0; i < 5; i++) {
-        await enterPassword(page, `wrong during the outage ${i}`);
-        await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+        await enterPassword(web.page, `wrong during the outage ${i}`);
+        await expect(alertText(web.page)).resolves.toBe('Incorrect e-mail or password.');
       }
-      await enterPassword(page, PASSWORD);
-      await expect(alertText(page)).resolves.toBe(LOCKED);
+      await enterPassword(web.page, PASSWORD);
+      await expect(alertText(web.page)).resolves.toBe(LOCKED);
       await redis.start();
       await new Promise((resolve) => setTimeout(resolve, 3000)); // the mail worker reconnects (retries back off up to 2 s) before it can close
     } finally {

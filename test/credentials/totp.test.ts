@@ -2,10 +2,8 @@
  * TOTP through the real pages: enrolment under require_mfa (QR, secret, confirm, recovery codes) to the
  * application's callback; sign-in with a code; wrong and replayed codes; recovery codes that work once.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
-import { launchBrowser } from '../helpers/browser.js';
-import { startCallbackServer, type CallbackServer } from '../helpers/oidc-rp.js';
+import { useBrowser } from '../helpers/browser.js';
 import { otherStepCode, secretOnPage, totpCode } from '../helpers/totp.js';
 import { confirmTotp, pendingTotpSecret } from '../../src/domain/totp.js';
 import { issueRecoveryCodes } from '../../src/domain/recovery-codes.js';
@@ -13,27 +11,15 @@ import { PASSWORD, startCredentialsServer, type CredentialsServer } from './cred
 import { alertText, enterCode, enterEmail, enterPassword, heading, startFlow } from './flow.js';
 
 describe.each(engines)('TOTP second factor (%s)', (engine) => {
-  let browser: Browser;
-  let rp: CallbackServer;
+  const web = useBrowser();
   let idp: CredentialsServer;
-  let context: BrowserContext;
-  let page: Page;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    rp = await startCallbackServer();
-    idp = await startCredentialsServer(engine, rp.url, [{ slug: 'wiki' }, { slug: 'vault', require_mfa: true }]);
+    idp = await startCredentialsServer(engine, web.rp.url, [{ slug: 'wiki' }, { slug: 'vault', require_mfa: true }]);
   });
   afterAll(async () => {
     await idp?.close();
-    await rp?.close();
-    await browser?.close();
   });
-  beforeEach(async () => {
-    context = await browser.newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => context.close());
 
   /** A user with a confirmed secret (confirmed with the previous step's code, so the current step is unused). */
   async function enrolledUser() {
@@ -47,30 +33,30 @@ describe.each(engines)('TOTP second factor (%s)', (engine) => {
   }
 
   async function toMfaPage(slug: string, email: string) {
-    const flow = await startFlow(page, idp.apps[slug]!);
-    await enterEmail(page, email);
-    await enterPassword(page, PASSWORD);
+    const flow = await startFlow(web.page, idp.apps[slug]!);
+    await enterEmail(web.page, email);
+    await enterPassword(web.page, PASSWORD);
     return flow;
   }
 
   test('require_mfa: enrolment with QR code and secret, confirm, recovery codes once, then the callback', async () => {
     const user = await idp.user();
     const flow = await toMfaPage('vault', user.email);
-    await expect(heading(page)).resolves.toBe('Set up two-step verification');
-    await expect(page.locator('img.qr').getAttribute('src')).resolves.toMatch(/^data:image\/png;base64,/);
-    const secret = await secretOnPage(page);
+    await expect(heading(web.page)).resolves.toBe('Set up two-step verification');
+    await expect(web.page.locator('img.qr').getAttribute('src')).resolves.toMatch(/^data:image\/png;base64,/);
+    const secret = await secretOnPage(web.page);
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
 
-    await enterCode(page, otherStepCode(secret, Date.now() - 5 * 60_000)); // a stale code is refused, the same secret stays
-    await expect(alertText(page)).resolves.toMatch(/not right/);
-    await expect(secretOnPage(page)).resolves.toBe(secret);
+    await enterCode(web.page, otherStepCode(secret, Date.now() - 5 * 60_000)); // a stale code is refused, the same secret stays
+    await expect(alertText(web.page)).resolves.toMatch(/not right/);
+    await expect(secretOnPage(web.page)).resolves.toBe(secret);
 
-    await enterCode(page, totpCode(secret));
-    await expect(heading(page)).resolves.toBe('Save your recovery codes');
-    const codes = await page.locator('ul.codes li').allTextContents();
+    await enterCode(web.page, totpCode(secret));
+    await expect(heading(web.page)).resolves.toBe('Save your recovery codes');
+    const codes = await web.page.locator('ul.codes li').allTextContents();
     expect(codes).toHaveLength(10);
     codes.forEach((code) => expect(code.trim()).toMatch(/^[a-z2-9]{5}-[a-z2-9]{5}$/));
-    await page.getByRole('button', { name: /continue/ }).click();
+    await web.page.getByRole('button', { name: /continue/ }).click();
     const tokens = await flow.finish();
     expect(tokens.id_token).toEqual(expect.any(String));
 
@@ -85,8 +71,8 @@ describe.each(engines)('TOTP second factor (%s)', (engine) => {
   test('an enrolled user always gets the second step (even where MFA is not required) and signs in with a code', async () => {
     const user = await enrolledUser();
     const flow = await toMfaPage('wiki', user.email);
-    await expect(heading(page)).resolves.toBe('Two-step verification');
-    await enterCode(page, totpCode(user.secret));
+    await expect(heading(web.page)).resolves.toBe('Two-step verification');
+    await enterCode(web.page, totpCode(user.secret));
     await expect(flow.finish()).resolves.toHaveProperty('id_token');
   });
 
@@ -97,32 +83,32 @@ describe.each(engines)('TOTP second factor (%s)', (engine) => {
     if ([-30_000, 0, 30_000].some((shift) => totpCode(user.secret, Date.now() + shift) === wrong)) wrong = '999999';
 
     await toMfaPage('wiki', user.email);
-    await enterCode(page, wrong);
-    await expect(alertText(page)).resolves.toMatch(/not right/);
-    await enterCode(page, code);
-    await page.waitForURL((url) => url.href.startsWith(rp.url));
+    await enterCode(web.page, wrong);
+    await expect(alertText(web.page)).resolves.toMatch(/not right/);
+    await enterCode(web.page, code);
+    await web.page.waitForURL((url) => url.href.startsWith(web.rp.url));
 
     // A second sign-in with the same code (same time step): refused.
-    await context.clearCookies();
+    await web.context.clearCookies();
     await toMfaPage('wiki', user.email);
-    await enterCode(page, code);
-    await expect(alertText(page)).resolves.toBe('That code has already been used. Wait for the next one.');
-    expect(page.url()).toContain('/if/flow/');
+    await enterCode(web.page, code);
+    await expect(alertText(web.page)).resolves.toBe('That code has already been used. Wait for the next one.');
+    expect(web.page.url()).toContain('/if/flow/');
   });
 
   test('a recovery code replaces the TOTP code once, then it is spent', async () => {
     const user = await enrolledUser();
     const recovery = user.recoveryCodes[3]!;
     const flow = await toMfaPage('vault', user.email); // enrolled users are not asked to enrol again
-    await expect(heading(page)).resolves.toBe('Two-step verification');
-    await enterCode(page, recovery.toUpperCase());
+    await expect(heading(web.page)).resolves.toBe('Two-step verification');
+    await enterCode(web.page, recovery.toUpperCase());
     await expect(flow.finish()).resolves.toHaveProperty('id_token');
     await expect(idp.store.mfa.recoveryCodesLeft(user.pk)).resolves.toBe(9);
 
-    await context.clearCookies();
+    await web.context.clearCookies();
     await toMfaPage('vault', user.email);
-    await enterCode(page, recovery);
-    await expect(alertText(page)).resolves.toMatch(/not right/);
+    await enterCode(web.page, recovery);
+    await expect(alertText(web.page)).resolves.toMatch(/not right/);
   });
 
   test('the compare-and-set lets exactly one of two racing uses of a time step or recovery code through', async () => {

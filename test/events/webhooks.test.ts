@@ -3,6 +3,7 @@
  * → HTTP POST to a real receiver. Signatures are checked independently of the service's own code.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
 import { engines } from '../helpers/database.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { webhookSettings } from '../helpers/webhooks.js';
@@ -168,6 +169,30 @@ describe.each(engines)('webhooks on %s', (engine) => {
     expect(dup.status).toBe(400);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(all.received).toHaveLength(0);
+  });
+
+  test('a change that fails after its first event row is written leaves no event and no user', async () => {
+    const db = s.db.database.db;
+    const first = (await s.api('/api/v3/core/groups/', { json: { name: 'first' } })).body.pk;
+    const poison = (await s.api('/api/v3/core/groups/', { json: { name: 'poison' } })).body.pk;
+    // The database refuses the second event row of the change, after the first one was written.
+    await sql`create function refuse_poison() returns trigger language plpgsql as $$
+      begin if new.group_name = 'poison' then raise exception 'refused by the test'; end if; return new; end $$`.execute(db);
+    await sql`create trigger refuse_poison before insert on outbox for each row execute function refuse_poison()`.execute(db);
+    try {
+      const outboxBefore = await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      all.received.length = 0;
+      const failed = await s.api('/api/v3/core/users/', { json: { username: 'torn@example.com', email: 'torn@example.com', name: 'Torn', groups: [first, poison] } });
+      expect(failed.status).toBe(500);
+      const outboxAfter = await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      expect(Number(outboxAfter.n)).toBe(Number(outboxBefore.n));
+      expect((await s.api('/api/v3/core/users/?email=torn@example.com')).body.results).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(all.received).toHaveLength(0);
+    } finally {
+      await sql`drop trigger refuse_poison on outbox`.execute(db);
+      await sql`drop function refuse_poison()`.execute(db);
+    }
   });
 
   test('delivery log API: scopes, validation, unknown ids', async () => {

@@ -1,5 +1,6 @@
 /** Debian's chromium driven by playwright-core through the real sign-in pages. */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startCallbackServer, type CallbackServer } from './oidc-rp.js';
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -21,4 +22,34 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** What a browser test works with: one chromium and one relying-party callback server per file, a fresh context and page per test. */
+export interface BrowserFixture {
+  browser: Browser;
+  rp: CallbackServer;
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * Registers the hooks every browser test file shares and returns the fixture they fill. Call it at the top of a
+ * describe block, before the hooks that start the identity service (they read `rp.url`); read its fields in tests.
+ */
+export function useBrowser(): BrowserFixture {
+  const fixture = {} as BrowserFixture;
+  beforeAll(async () => {
+    fixture.browser = await launchBrowser();
+    fixture.rp = await startCallbackServer();
+  });
+  afterAll(async () => {
+    await fixture.rp?.close();
+    await fixture.browser?.close();
+  });
+  beforeEach(async () => {
+    fixture.context = await fixture.browser.newContext();
+    fixture.page = await fixture.context.newPage();
+  });
+  afterEach(async () => fixture.context?.close());
+  return fixture;
 }

@@ -47,7 +47,9 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
 export async function openTestDatabase(engine: Engine): Promise<TestDatabase> {
   if (engine === 'pglite') {
     const database = await openDatabase({ url: '', loadDataDir: new Blob([readFileSync(TEMPLATE_FILE)]) });
-    return { engine, database, store: createStore(database.db), close: () => database.close() };
+    // Idempotent: a test may close the database under a running service, whose own close comes later.
+    let closing: Promise<void> | undefined;
+    return { engine, database, store: createStore(database.db), close: () => (closing ??= database.close()) };
   }
   const { url, drop } = await createPostgresDatabase();
   const database = await openDatabase({ url, poolSize: 25 });

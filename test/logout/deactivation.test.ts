@@ -3,10 +3,9 @@
  * same transaction, sends a backchannel logout to each app the user held a grant with (retried with a fresh
  * token each time), and the user_deactivated webhook.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
-import { launchBrowser } from '../helpers/browser.js';
-import { authorizationRequest, discover, postToken, startCallbackServer, type CallbackServer } from '../helpers/oidc-rp.js';
+import { useBrowser } from '../helpers/browser.js';
+import { authorizationRequest, discover, postToken } from '../helpers/oidc-rp.js';
 import { runFlow, tokensOf } from '../helpers/oidc-flow.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { PASSWORD, startLogoutServer, type LogoutTestServer } from '../helpers/logout-server.js';
@@ -15,21 +14,16 @@ import { verifyLogoutToken } from '../helpers/logout-token.js';
 const SECRET = 'whsec-test-0123456789abcdef';
 
 describe.each(engines)('deactivation fan-out (%s)', (engine) => {
-  let browser: Browser;
-  let rp: CallbackServer;
+  const web = useBrowser();
   let wikiBackchannel: Receiver;
   let crmBackchannel: Receiver;
   let opsBackchannel: Receiver;
   let webhook: Receiver;
   let idp: LogoutTestServer;
-  let context: BrowserContext;
-  let page: Page;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    rp = await startCallbackServer();
     [wikiBackchannel, crmBackchannel, opsBackchannel, webhook] = await Promise.all([startReceiver(), startReceiver(), startReceiver(), startReceiver()]);
-    idp = await startLogoutServer(engine, rp.url, [
+    idp = await startLogoutServer(engine, web.rp.url, [
       { slug: 'wiki', backchannel_logout_uri: `${wikiBackchannel.url}/bc`, webhook: { url: webhook.url, secret: SECRET } },
       { slug: 'crm', backchannel_logout_uri: `${crmBackchannel.url}/bc` },
       { slug: 'ops', backchannel_logout_uri: `${opsBackchannel.url}/bc` }, // the user never signs in here
@@ -38,18 +32,14 @@ describe.each(engines)('deactivation fan-out (%s)', (engine) => {
   afterAll(async () => {
     await idp?.close();
     for (const receiver of [wikiBackchannel, crmBackchannel, opsBackchannel, webhook]) await receiver?.close();
-    await rp?.close();
-    await browser?.close();
   });
   beforeEach(async () => {
-    context = await browser.newContext();
-    page = await context.newPage();
     for (const receiver of [wikiBackchannel, crmBackchannel, opsBackchannel, webhook]) {
       receiver.received.length = 0;
       receiver.respond = () => 200;
     }
   });
-  afterEach(async () => context.close());
+  afterEach(async () => web.context.close());
 
   const refresh = (slug: string, refreshToken: string) => {
     const app = idp.apps[slug]!;
@@ -60,8 +50,8 @@ describe.each(engines)('deactivation fan-out (%s)', (engine) => {
 
   test('PATCH is_active false: backchannel to each app with a grant, webhook, userinfo 401, refresh invalid_grant', async () => {
     const user = await idp.user();
-    const wiki = await tokensOf(await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
-    const crm = await tokensOf(await runFlow(page, idp.apps.crm!, {}));
+    const wiki = await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
+    const crm = await tokensOf(await runFlow(web.page, idp.apps.crm!, {}));
     expect((await userinfo(crm.access_token)).status).toBe(200);
 
     const patched = await idp.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { is_active: false } });
@@ -83,8 +73,8 @@ describe.each(engines)('deactivation fan-out (%s)', (engine) => {
 
     // The browser session is gone too: the next sign-in shows the login page.
     const crmApp = idp.apps.crm!;
-    await page.goto((await authorizationRequest(await discover(crmApp), crmApp)).url.href);
-    expect(page.url()).toContain('/if/flow/crm/');
+    await web.page.goto((await authorizationRequest(await discover(crmApp), crmApp)).url.href);
+    expect(web.page.url()).toContain('/if/flow/crm/');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(opsBackchannel.received).toHaveLength(0);
     expect(wikiBackchannel.received).toHaveLength(1);
@@ -93,7 +83,7 @@ describe.each(engines)('deactivation fan-out (%s)', (engine) => {
   test('a receiver answering 500 then 200 gets two different, valid tokens; the log shows both attempts', async () => {
     wikiBackchannel.respond = (_request, index) => (index === 0 ? 500 : 200);
     const user = await idp.user();
-    await tokensOf(await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
+    await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
     expect((await idp.api(`/api/v3/core/users/${user.pk}/`, { method: 'DELETE' })).status).toBe(204);
 
     const hits = await wikiBackchannel.waitFor(2);

@@ -2,32 +2,26 @@
  * RP-initiated logout through the browser: one end-session request ends the SSO session of every app,
  * revokes their tokens, and every app with a backchannel URI hears a verified logout token.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
-import { launchBrowser } from '../helpers/browser.js';
-import { postToken, startCallbackServer, type CallbackServer } from '../helpers/oidc-rp.js';
+import { useBrowser } from '../helpers/browser.js';
+import { postToken } from '../helpers/oidc-rp.js';
 import { runFlow, tokensOf } from '../helpers/oidc-flow.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { PASSWORD, startLogoutServer, type LogoutTestServer } from '../helpers/logout-server.js';
 import { verifyLogoutToken } from '../helpers/logout-token.js';
 
 describe.each(engines)('RP-initiated logout (%s)', (engine) => {
-  let browser: Browser;
-  let rp: CallbackServer;
+  const web = useBrowser();
   let wikiBackchannel: Receiver;
   let crmBackchannel: Receiver;
   let idp: LogoutTestServer;
-  let context: BrowserContext;
-  let page: Page;
   let loggedOutUrl: string;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    rp = await startCallbackServer();
     wikiBackchannel = await startReceiver();
     crmBackchannel = await startReceiver();
-    loggedOutUrl = rp.url.replace('/callback', '/logged-out');
-    idp = await startLogoutServer(engine, rp.url, [
+    loggedOutUrl = web.rp.url.replace('/callback', '/logged-out');
+    idp = await startLogoutServer(engine, web.rp.url, [
       { slug: 'wiki', post_logout_redirect_uris: [loggedOutUrl], backchannel_logout_uri: `${wikiBackchannel.url}/backchannel` },
       { slug: 'crm', backchannel_logout_uri: `${crmBackchannel.url}/backchannel` },
       { slug: 'docs' }, // no backchannel URI: its tokens are revoked all the same
@@ -37,16 +31,12 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
     await idp?.close();
     await wikiBackchannel?.close();
     await crmBackchannel?.close();
-    await rp?.close();
-    await browser?.close();
   });
   beforeEach(async () => {
-    context = await browser.newContext();
-    page = await context.newPage();
     wikiBackchannel.received.length = 0;
     crmBackchannel.received.length = 0;
   });
-  afterEach(async () => context.close());
+  afterEach(async () => web.context.close());
 
   const endSession = (slug: string, params: Record<string, string>) =>
     `${idp.apps[slug]!.issuer}end-session/?${new URLSearchParams(params)}`;
@@ -60,20 +50,20 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
   /** Signs in to wiki, then crm and docs by SSO; returns the tokens of each. */
   async function signedInEverywhere() {
     const user = await idp.user();
-    const wiki = await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
+    const wiki = await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
     expect(wiki.sawLoginPage).toBe(true);
-    const crm = await runFlow(page, idp.apps.crm!, {});
+    const crm = await runFlow(web.page, idp.apps.crm!, {});
     expect(crm.sawLoginPage).toBe(false);
-    const docs = await runFlow(page, idp.apps.docs!, {});
+    const docs = await runFlow(web.page, idp.apps.docs!, {});
     return { user, wiki: await tokensOf(wiki), crm: await tokensOf(crm), docs: await tokensOf(docs) };
   }
 
   test('ends the SSO session without a prompt, redirects with state, revokes every app, notifies every backchannel', async () => {
     const { user, wiki, crm, docs } = await signedInEverywhere();
 
-    const response = await page.goto(endSession('wiki', { id_token_hint: wiki.id_token!, post_logout_redirect_uri: loggedOutUrl, state: 'st-123' }));
-    await page.waitForURL((url) => url.href.startsWith(loggedOutUrl), { timeout: 15_000 });
-    const back = new URL(page.url());
+    const response = await web.page.goto(endSession('wiki', { id_token_hint: wiki.id_token!, post_logout_redirect_uri: loggedOutUrl, state: 'st-123' }));
+    await web.page.waitForURL((url) => url.href.startsWith(loggedOutUrl), { timeout: 15_000 });
+    const back = new URL(web.page.url());
     expect(back.origin + back.pathname).toBe(loggedOutUrl);
     expect(back.searchParams.get('state')).toBe('st-123');
     expect(response).not.toBeNull();
@@ -87,7 +77,7 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
     }
 
     // The SSO session ended: the second app shows the login page again.
-    const again = await runFlow(page, idp.apps.crm!, { email: user.email, password: PASSWORD });
+    const again = await runFlow(web.page, idp.apps.crm!, { email: user.email, password: PASSWORD });
     expect(again.sawLoginPage).toBe(true);
 
     // Backchannel: one verified token per app with a URI, signed by that app's issuer.
@@ -104,29 +94,29 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
   });
 
   test('without JavaScript the page shows a Sign out button; the CSP allows only the nonce script', async () => {
-    await context.close();
-    context = await browser.newContext({ javaScriptEnabled: false });
-    page = await context.newPage();
+    await web.context.close();
+    web.context = await web.browser.newContext({ javaScriptEnabled: false });
+    web.page = await web.context.newPage();
     const user = await idp.user();
-    const { id_token } = await tokensOf(await runFlow(page, idp.apps.crm!, { email: user.email, password: PASSWORD }));
+    const { id_token } = await tokensOf(await runFlow(web.page, idp.apps.crm!, { email: user.email, password: PASSWORD }));
 
-    const response = await page.goto(endSession('crm', { id_token_hint: id_token! }));
+    const response = await web.page.goto(endSession('crm', { id_token_hint: id_token! }));
     const csp = response!.headers()['content-security-policy']!;
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
     expect(nonce).toEqual(expect.any(String));
     expect(csp).toContain("default-src 'none'");
     // Browsers hide nonce values from the DOM: read the served HTML.
     expect(await response!.text()).toContain(`<script nonce="${nonce}">`);
-    expect(await page.locator('script').count()).toBe(1);
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+    expect(await web.page.locator('script').count()).toBe(1);
+    await web.page.getByRole('button', { name: 'Sign out' }).click();
+    await web.page.getByRole('heading', { name: 'You are signed out' }).waitFor();
     const [hit] = await crmBackchannel.waitFor(1);
     await verifyLogoutToken(hit!, idp.apps.crm!, user.uuid);
   });
 
   test('a bad id_token_hint or an unregistered post_logout_redirect_uri is a 400 page, never a redirect', async () => {
     const user = await idp.user();
-    const { id_token } = await tokensOf(await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
+    const { id_token } = await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
     const [header, payload] = id_token!.split('.');
     const forged = `${header}.${payload}.${'A'.repeat(342)}`;
     const cases = [
@@ -155,14 +145,14 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
     expect(posted.status).toBe(404);
     expect(posted.headers.get('location')).toBeNull();
     // The session survived the rejected requests: SSO still works.
-    expect((await runFlow(page, idp.apps.crm!, {})).sawLoginPage).toBe(false);
+    expect((await runFlow(web.page, idp.apps.crm!, {})).sawLoginPage).toBe(false);
     expect(wikiBackchannel.received).toHaveLength(0);
   });
 
   test('without a browser session the engine ends nothing and still redirects with state', async () => {
     const user = await idp.user();
-    const { id_token } = await tokensOf(await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
-    const fresh = await browser.newContext();
+    const { id_token } = await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
+    const fresh = await web.browser.newContext();
     try {
       const other = await fresh.newPage();
       await other.goto(endSession('wiki', { id_token_hint: id_token!, post_logout_redirect_uri: loggedOutUrl, state: 'no-session' }));
@@ -172,7 +162,7 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
       await fresh.close();
     }
     // The first browser's session was not touched: SSO still works there, and nobody was notified.
-    expect((await runFlow(page, idp.apps.crm!, {})).sawLoginPage).toBe(false);
+    expect((await runFlow(web.page, idp.apps.crm!, {})).sawLoginPage).toBe(false);
     expect(wikiBackchannel.received).toHaveLength(0);
   });
 

@@ -1,52 +1,39 @@
 /** The browser sign-in through the real pages, with openid-client as the relying party. */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import * as jose from 'jose';
 import * as client from 'openid-client';
 import { engines } from '../helpers/database.js';
-import { launchBrowser, signIn, waitForCallback } from '../helpers/browser.js';
+import { signIn, useBrowser, waitForCallback } from '../helpers/browser.js';
 import { PASSWORD, startOidcServer, type OidcTestServer } from '../helpers/oidc-server.js';
-import { authorizationRequest, discover, startCallbackServer, type CallbackServer } from '../helpers/oidc-rp.js';
+import { authorizationRequest, discover } from '../helpers/oidc-rp.js';
 import { runFlow, tokensOf } from '../helpers/oidc-flow.js';
 
 describe.each(engines)('OIDC sign-in (%s)', (engine) => {
-  let browser: Browser;
-  let rp: CallbackServer;
+  const web = useBrowser();
   let idp: OidcTestServer;
-  let context: BrowserContext;
-  let page: Page;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    rp = await startCallbackServer();
-    idp = await startOidcServer(engine, rp.url, [
+    idp = await startOidcServer(engine, web.rp.url, [
       { slug: 'wiki' },
       { slug: 'crm', access_group: 'crm-users' },
     ]);
   });
   afterAll(async () => {
     await idp?.close();
-    await rp?.close();
-    await browser?.close();
   });
-  beforeEach(async () => {
-    context = await browser.newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => context.close());
 
   /** Opens the app's authorization URL and stops on the Email page. */
   async function openLoginPage(slug = 'wiki') {
     const app = idp.apps[slug]!;
     const request = await authorizationRequest(await discover(app), app);
-    const response = await page.goto(request.url.href);
-    expect(page.url()).toMatch(new RegExp(`/if/flow/${slug}/[^/]+/$`));
+    const response = await web.page.goto(request.url.href);
+    expect(web.page.url()).toMatch(new RegExp(`/if/flow/${slug}/[^/]+/$`));
     return { request, response: response! };
   }
 
   test('signs in through Email then Password and returns valid tokens with the claims', async () => {
     const user = await idp.user({ name: 'Ada King Lovelace', attributes: { first_name: 'Ada', last_name: 'Lovelace' } });
     const app = idp.apps.wiki!;
-    const flow = await runFlow(page, app, { email: user.email, password: PASSWORD });
+    const flow = await runFlow(web.page, app, { email: user.email, password: PASSWORD });
     expect(flow.sawLoginPage).toBe(true);
     expect(flow.callback.searchParams.get('state')).toBe(flow.request.state);
 
@@ -77,7 +64,7 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
 
   test('scopes limit the claims; given/family names fall back to splitting name; https avatars are kept', async () => {
     const user = await idp.user({ name: 'Grace Brewster Hopper', attributes: { avatar: 'https://img.example.com/g.png' } });
-    const flow = await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD, scope: 'openid profile' });
+    const flow = await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD, scope: 'openid profile' });
     const tokens = await tokensOf(flow);
     const claims = tokens.claims()!;
     expect(claims).toMatchObject({ sub: user.uuid, given_name: 'Grace', family_name: 'Brewster Hopper', picture: 'https://img.example.com/g.png' });
@@ -92,8 +79,8 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
     expect(headers['content-security-policy']).toContain("default-src 'none'");
     expect(headers['content-security-policy']).not.toContain('script-src');
     expect(headers['cache-control']).toBe('no-store');
-    expect(await page.locator('script').count()).toBe(0);
-    await expect(page.getByLabel('Email', { exact: true }).getAttribute('type')).resolves.toBe('email');
+    expect(await web.page.locator('script').count()).toBe(0);
+    await expect(web.page.getByLabel('Email', { exact: true }).getAttribute('type')).resolves.toBe('email');
     const css = await fetch(`${idp.url}/static/style.css`);
     expect(css.status).toBe(200);
     expect(css.headers.get('content-type')).toContain('text/css');
@@ -102,47 +89,47 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
   test('a wrong password and an unknown e-mail get the same visible error, on the page', async () => {
     const user = await idp.user();
     await openLoginPage();
-    await signIn(page, user.email, 'wrong password!');
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
-    expect(page.url()).toContain('/if/flow/wiki/');
-    const known = await page.content();
+    await signIn(web.page, user.email, 'wrong password!');
+    await expect(web.page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
+    expect(web.page.url()).toContain('/if/flow/wiki/');
+    const known = await web.page.content();
 
     await openLoginPage();
-    await signIn(page, 'nobody-here@example.com', 'wrong password!');
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
+    await signIn(web.page, 'nobody-here@example.com', 'wrong password!');
+    await expect(web.page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
     // Apart from the e-mail, the interaction id and its CSRF token, the two pages are identical.
     const normalise = (html: string, email: string) =>
       html.replaceAll(email, 'EMAIL').replace(/\/if\/flow\/wiki\/[^/"]+/g, 'FLOW').replace(/name="csrf" value="[^"]+"/, 'CSRF');
-    expect(normalise(await page.content(), 'nobody-here@example.com')).toBe(normalise(known, user.email));
+    expect(normalise(await web.page.content(), 'nobody-here@example.com')).toBe(normalise(known, user.email));
   });
 
   // Spec §1 (issue #4): the full setup flow is tested in test/credentials/password-setup.test.ts.
   test('a user without a password is sent to the password-setup page', async () => {
     const user = await idp.user({ password: null });
     await openLoginPage();
-    await page.getByLabel('Email', { exact: true }).fill(user.email);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set your password');
+    await web.page.getByLabel('Email', { exact: true }).fill(user.email);
+    await web.page.getByRole('button', { name: 'Continue' }).click();
+    await expect(web.page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set your password');
   });
 
   test('an inactive user cannot sign in', async () => {
     const user = await idp.user({ is_active: false });
     await openLoginPage();
-    await signIn(page, user.email, PASSWORD);
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
+    await signIn(web.page, user.email, PASSWORD);
+    await expect(web.page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
   });
 
   test('a form post with a foreign CSRF token is refused', async () => {
     const user = await idp.user();
     await openLoginPage();
-    const action = new URL('email', page.url()).href;
-    const response = await context.request.post(action, { form: { csrf: 'forged', email: user.email }, maxRedirects: 0 });
+    const action = new URL('email', web.page.url()).href;
+    const response = await web.context.request.post(action, { form: { csrf: 'forged', email: user.email }, maxRedirects: 0 });
     expect(response.status()).toBe(403);
   });
 
   test('outside the access group: the login path ends with access_denied at the application', async () => {
     const user = await idp.user();
-    const flow = await runFlow(page, idp.apps.crm!, { email: user.email, password: PASSWORD });
+    const flow = await runFlow(web.page, idp.apps.crm!, { email: user.email, password: PASSWORD });
     expect(flow.callback.searchParams.get('error')).toBe('access_denied');
     expect(flow.callback.searchParams.get('state')).toBe(flow.request.state);
     expect(flow.callback.searchParams.has('code')).toBe(false);
@@ -150,10 +137,10 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
 
   test('SSO: signed in to one app, a second app signs in without a login page', async () => {
     const user = await idp.user({ groups: [await idp.groupUuid('crm-users')] });
-    const first = await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
+    const first = await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
     expect((await tokensOf(first)).claims()!.sub).toBe(user.uuid);
 
-    const second = await runFlow(page, idp.apps.crm!, {});
+    const second = await runFlow(web.page, idp.apps.crm!, {});
     expect(second.sawLoginPage).toBe(false);
     const tokens = await tokensOf(second);
     expect(tokens.claims()).toMatchObject({ sub: user.uuid, iss: idp.apps.crm!.issuer, aud: idp.apps.crm!.client_id });
@@ -161,21 +148,21 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
 
   test('SSO outside the access group: access_denied without a login page', async () => {
     const user = await idp.user();
-    await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
-    const second = await runFlow(page, idp.apps.crm!, {});
+    await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
+    const second = await runFlow(web.page, idp.apps.crm!, {});
     expect(second.sawLoginPage).toBe(false);
     expect(second.callback.searchParams.get('error')).toBe('access_denied');
   });
 
   test('a member of the access group signs in on the login path', async () => {
     const user = await idp.user({ groups: [await idp.groupUuid('crm-users')] });
-    const flow = await runFlow(page, idp.apps.crm!, { email: user.email, password: PASSWORD });
+    const flow = await runFlow(web.page, idp.apps.crm!, { email: user.email, password: PASSWORD });
     expect(flow.callback.searchParams.get('code')).toEqual(expect.any(String));
   });
 
   test('a deactivated user\'s tokens stop working: UserInfo 401, refresh invalid_grant', async () => {
     const user = await idp.user();
-    const flow = await runFlow(page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
+    const flow = await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
     const tokens = await tokensOf(flow);
     await idp.store.users.update(user.pk, { is_active: false });
 
@@ -195,9 +182,9 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
   });
 
   test('the sign-in page of an unknown interaction says it expired', async () => {
-    const response = await page.goto(`${idp.url}/if/flow/wiki/not-a-real-uid/`);
+    const response = await web.page.goto(`${idp.url}/if/flow/wiki/not-a-real-uid/`);
     expect(response!.status()).toBe(400);
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('sign in again');
+    await expect(web.page.getByRole('alert').textContent()).resolves.toContain('sign in again');
   });
 
   void waitForCallback;

@@ -1,42 +1,29 @@
 /** The token endpoint: code exchange rules, refresh rotation and reuse, client authentication. */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import * as client from 'openid-client';
 import { sql } from 'kysely';
 import { engines } from '../helpers/database.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { useBrowser } from '../helpers/browser.js';
 import { PASSWORD, startOidcServer, type OidcTestServer } from '../helpers/oidc-server.js';
-import { postToken, startCallbackServer, type CallbackServer } from '../helpers/oidc-rp.js';
+import { postToken } from '../helpers/oidc-rp.js';
 import { runFlow, tokensOf, type Flow } from '../helpers/oidc-flow.js';
 
 describe.each(engines)('OIDC tokens (%s)', (engine) => {
-  let browser: Browser;
-  let rp: CallbackServer;
+  const web = useBrowser();
   let idp: OidcTestServer;
-  let context: BrowserContext;
-  let page: Page;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
-    rp = await startCallbackServer();
-    idp = await startOidcServer(engine, rp.url, [
+    idp = await startOidcServer(engine, web.rp.url, [
       { slug: 'wiki' },
       { slug: 'short', tokens: { access_token_ttl: 120, id_token_ttl: 90, refresh_token_ttl: 3600 } },
     ]);
   });
   afterAll(async () => {
     await idp?.close();
-    await rp?.close();
-    await browser?.close();
   });
-  beforeEach(async () => {
-    context = await browser.newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => context.close());
 
   async function codeFlow(slug = 'wiki'): Promise<Flow> {
     const user = await idp.user();
-    return runFlow(page, idp.apps[slug]!, { email: user.email, password: PASSWORD });
+    return runFlow(web.page, idp.apps[slug]!, { email: user.email, password: PASSWORD });
   }
 
   const codeForm = (flow: Flow, slug = 'wiki') => ({
@@ -141,7 +128,7 @@ describe.each(engines)('OIDC tokens (%s)', (engine) => {
     const row = await idp.store.oidcPayloads.find('RefreshToken', tokens.refresh_token!, new Date());
     const days = (row!.expires_at!.getTime() - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
-    await context.clearCookies();
+    await web.context.clearCookies();
     expect((await client.refreshTokenGrant(flow.config, tokens.refresh_token!)).access_token).toEqual(expect.any(String));
   });
 

@@ -1,8 +1,6 @@
 import { openTestDatabase } from '../helpers/database.js';
-import { runStoreConformance } from './conformance.js';
-import { runOidcPayloadsConformance } from './oidc-payloads.conformance.js';
+import { runStoreConformance } from './conformance/index.js';
 
 describe('store conformance: PGlite', () => {
-  runStoreConformance(() => openTestDatabase('pglite'));
-  runOidcPayloadsConformance(() => openTestDatabase('pglite'));
+  runStoreConformance(() => openTestDatabase('pglite'), { concurrentSessions: false });
 });

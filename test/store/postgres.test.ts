@@ -1,11 +1,9 @@
 import { openTestDatabase } from '../helpers/database.js';
-import { runStoreConformance } from './conformance.js';
-import { runOidcPayloadsConformance } from './oidc-payloads.conformance.js';
+import { runStoreConformance } from './conformance/index.js';
 
 // PostgreSQL runs when TEST_DATABASE_URL points at a server (.ci/run sets it); without one, this says so.
 const run = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
 run('store conformance: PostgreSQL (TEST_DATABASE_URL)', () => {
-  runStoreConformance(() => openTestDatabase('postgres'));
-  runOidcPayloadsConformance(() => openTestDatabase('postgres'));
+  runStoreConformance(() => openTestDatabase('postgres'), { concurrentSessions: true });
 });

@@ -1,9 +1,9 @@
 /**
- * Conformance of the OIDC parts of the store contract: the oidc-provider adapter's storage (atomic
- * consume, expiry, grant revocation, sweeping), signing keys and credentials. Every backend runs it.
+ * OidcPayloadsRepository, the oidc-provider adapter's storage: upsert and lookups, expiry that the engine never
+ * sees past, atomic consume (single-use codes and rotated refresh tokens), revocation by grant, client and account.
  */
-import type { OidcPayload, Store } from '../../src/store/contract.js';
-import type { TestDatabase } from '../helpers/database.js';
+import type { OidcPayload, Store } from '../../../src/store/contract.js';
+import { race, useDatabase, type Open } from './fixture.js';
 
 const row = (id: string, extra: Partial<OidcPayload> = {}): Omit<OidcPayload, 'consumed_at'> => ({
   model: 'AuthorizationCode', id, payload: { jti: id, kind: 'AuthorizationCode' },
@@ -11,15 +11,13 @@ const row = (id: string, extra: Partial<OidcPayload> = {}): Omit<OidcPayload, 'c
   expires_at: new Date(Date.now() + 60_000), ...extra,
 });
 
-export function runOidcPayloadsConformance(open: () => Promise<TestDatabase>): void {
-  describe('oidc-adapter', () => {
-    let db: TestDatabase;
+export function runOidcPayloadsConformance(open: Open): void {
+  describe('oidc payloads', () => {
+    const t = useDatabase(open);
     let store: Store;
-    beforeAll(async () => {
-      db = await open();
-      store = db.store;
+    beforeAll(() => {
+      store = t.store;
     });
-    afterAll(async () => db.close());
 
     test('upsert stores the payload and its indexed columns; a second upsert replaces them', async () => {
       await store.oidcPayloads.upsert(row('up-1', { grant_id: 'g-up', account_id: 'acc', client_id: 'cli' }));
@@ -112,28 +110,36 @@ export function runOidcPayloadsConformance(open: () => Promise<TestDatabase>): v
       expect(await store.oidcPayloads.revokeClientGrants('acct-1', [], new Date())).toEqual([]);
     });
 
-    test('signing keys: one first key even when replicas race; activate retires the previous key', async () => {
-      const firsts = await Promise.all([1, 2, 3].map((n) => store.signingKeys.insertFirst({ kid: `first-${n}`, encrypted_jwk: 'x' })));
-      expect(firsts.filter(Boolean)).toHaveLength(1);
-      const [first] = await store.signingKeys.list();
-      expect(first!.state).toBe('active');
-      await store.signingKeys.activate({ kid: 'second', encrypted_jwk: 'y' }, new Date());
-      const keys = await store.signingKeys.list();
-      expect(keys.map((key) => [key.kid, key.state])).toEqual([['second', 'active'], [first!.kid, 'retired']]);
-      expect(keys[1]!.retired_at).toBeInstanceOf(Date);
+    test('a rotated refresh token is consumed once: of 10 racing consumers exactly one wins', async () => {
+      await store.oidcPayloads.upsert(row('race-rt', { model: 'RefreshToken', grant_id: 'g-race' }));
+      const results = await race(10, () => store.oidcPayloads.consume('RefreshToken', 'race-rt', new Date()));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.oidcPayloads.consume('RefreshToken', 'race-rt', new Date())).toBe(false);
     });
 
-    test('credentials: password hash, last login and lookup by uuid', async () => {
-      const user = await store.users.insert({ username: 'cred@example.com', email: 'cred@example.com', name: 'Cred' });
-      expect(await store.credentials.passwordHash(user.id)).toBeNull();
-      expect(await store.credentials.passwordHash(2147483000)).toBeUndefined();
-      expect(await store.credentials.setPasswordHash(user.id, '$2b$04$hash')).toBe(true);
-      expect(await store.credentials.setPasswordHash(2147483000, 'x')).toBe(false);
-      expect(await store.credentials.passwordHash(user.id)).toBe('$2b$04$hash');
-      const at = new Date('2026-01-02T03:04:05Z');
-      await store.credentials.recordLogin(user.id, at);
-      expect((await store.users.findByUuid(user.uuid))?.last_login).toEqual(at);
-      expect(await store.users.findById(user.id)).not.toHaveProperty('password_hash');
+    test('findByUserCode and findByUid miss expired rows and other models', async () => {
+      const past = new Date(Date.now() - 1000);
+      await store.oidcPayloads.upsert(row('dev-old', { model: 'DeviceCode', user_code: 'OLD-CODE', expires_at: past }));
+      await store.oidcPayloads.upsert(row('int-1', { model: 'Interaction', uid: 'uid-int' }));
+      expect(await store.oidcPayloads.findByUserCode('DeviceCode', 'OLD-CODE', new Date())).toBeUndefined();
+      expect(await store.oidcPayloads.findByUserCode('DeviceCode', 'NO-SUCH', new Date())).toBeUndefined();
+      expect(await store.oidcPayloads.findByUid('Session', 'uid-int', new Date())).toBeUndefined();
+      expect((await store.oidcPayloads.findByUid('Interaction', 'uid-int', new Date()))?.id).toBe('int-1');
+    });
+
+    test('grantedClients lists live grants only; destroyByAccount removes every row of the account and nothing else', async () => {
+      await store.oidcPayloads.upsert(row('g1', { model: 'Grant', account_id: 'acc-1', client_id: 'wiki' }));
+      await store.oidcPayloads.upsert(row('g2', { model: 'Grant', account_id: 'acc-1', client_id: 'crm' }));
+      await store.oidcPayloads.upsert(row('g3', { model: 'Grant', account_id: 'acc-1', client_id: 'old', expires_at: new Date(Date.now() - 1000) }));
+      await store.oidcPayloads.upsert(row('g4', { model: 'Grant', account_id: 'acc-2', client_id: 'docs' }));
+      await store.oidcPayloads.upsert(row('at1', { model: 'AccessToken', account_id: 'acc-1', client_id: 'other', grant_id: 'g1' }));
+      await store.oidcPayloads.upsert(row('s1', { model: 'Session', account_id: 'acc-1', uid: 'u1' }));
+
+      expect(await store.oidcPayloads.grantedClients('acc-1', new Date())).toEqual(['crm', 'wiki']);
+      expect(await store.oidcPayloads.destroyByAccount('acc-1')).toBe(5);
+      expect(await store.oidcPayloads.find('Session', 's1', new Date())).toBeUndefined();
+      expect(await store.oidcPayloads.grantedClients('acc-1', new Date())).toEqual([]);
+      expect(await store.oidcPayloads.grantedClients('acc-2', new Date())).toEqual(['docs']);
     });
   });
 }

@@ -1,0 +1,32 @@
+/**
+ * The storage contract's conformance suite (src/store/contract.ts), one part per store area.
+ * Every backend runs all of it: behaviour, transactions (all or nothing) and concurrency.
+ */
+import type { Backend, Open } from './fixture.js';
+import { runApiTokensConformance } from './api-tokens.js';
+import { runCredentialsConformance } from './credentials.js';
+import { runEventsConformance } from './events.js';
+import { runGroupsConformance } from './groups.js';
+import { runInstanceConformance } from './instance.js';
+import { runMfaConformance } from './mfa.js';
+import { runOidcPayloadsConformance } from './oidc-payloads.js';
+import { runPasswordSetupConformance } from './password-setup.js';
+import { runSigningKeysConformance } from './signing-keys.js';
+import { runSweepConformance } from './sweep.js';
+import { runTransactionConformance } from './transactions.js';
+import { runUsersConformance } from './users.js';
+
+export function runStoreConformance(open: Open, backend: Backend): void {
+  runUsersConformance(open);
+  runGroupsConformance(open);
+  runCredentialsConformance(open);
+  runApiTokensConformance(open);
+  runSigningKeysConformance(open);
+  runInstanceConformance(open);
+  runMfaConformance(open);
+  runPasswordSetupConformance(open);
+  runOidcPayloadsConformance(open);
+  runEventsConformance(open, backend);
+  runSweepConformance(open);
+  runTransactionConformance(open, backend);
+}
