@@ -14,6 +14,7 @@ export const userFields = {
   email: { type: 'string', format: 'email', maxLength: 254, description: 'Unique, case-insensitively.' },
   name: text(255, 'Full display name.'),
   is_active: { type: 'boolean' },
+  email_verified: { type: 'boolean', description: 'Whether the user proved they read mail at the address (ID token claim email_verified).' },
   attributes,
 } as const;
 

@@ -39,3 +39,18 @@ export async function mayUseApplication(store: Store, app: ApplicationSettings, 
   if (!app.access_group) return true;
   return store.groups.hasMemberNamed(app.access_group, user.id);
 }
+
+/** RFC 8252: a public app whose redirects use a private-use scheme or a loopback IP literal is native (any loopback port then matches). */
+export function applicationType(app: ApplicationSettings): 'web' | 'native' {
+  if (app.client_type !== 'public') return 'web';
+  return app.redirect_uris.some((uri) => {
+    const { protocol, hostname } = new URL(uri);
+    return !['http:', 'https:'].includes(protocol) || (protocol === 'http:' && (hostname === '127.0.0.1' || hostname === '[::1]'));
+  }) ? 'native' : 'web';
+}
+
+/** Browser origins that may call the application's endpoints (CORS): configured, or those of its web redirect URIs. */
+export function allowedOrigins(app: ApplicationSettings): string[] {
+  const origins = app.allowed_origins ?? app.redirect_uris.filter((uri) => /^https?:/i.test(uri)).map((uri) => new URL(uri).origin);
+  return [...new Set(origins)];
+}

@@ -28,9 +28,9 @@ export const emitUserUpdated = (store: Store, user: UserRow, changed: string[]) 
 export const emitUserDeactivated = (store: Store, user: UserRow) =>
   append(store, 'user_deactivated', user, { user_id: user.uuid, user_email: user.email });
 
-/** Profile fields whose change is a `user_updated` event; `is_active` counts when it turns true (reactivation). */
+/** Profile fields (and email_verified) whose change is a `user_updated` event; `is_active` counts when it turns true (reactivation). */
 export function changedFields(before: UserRow, after: UserRow): string[] {
-  const changed = (['username', 'email', 'name'] as const).filter((field) => before[field] !== after[field]) as string[];
+  const changed = (['username', 'email', 'name', 'email_verified'] as const).filter((field) => before[field] !== after[field]) as string[];
   if (JSON.stringify(before.attributes) !== JSON.stringify(after.attributes)) changed.push('attributes');
   if (!before.is_active && after.is_active) changed.push('is_active');
   return changed;

@@ -11,6 +11,7 @@ export interface UserView {
   email: string;
   name: string;
   is_active: boolean;
+  email_verified: boolean;
   last_login: string | null;
   attributes: Record<string, unknown>;
   groups: string[];
@@ -21,11 +22,12 @@ export interface CreateUser {
   email: string;
   name: string;
   is_active?: boolean;
+  email_verified?: boolean;
   groups?: string[];
   attributes?: Record<string, unknown>;
 }
 
-export type UpdateUser = Partial<Pick<CreateUser, 'username' | 'email' | 'name' | 'is_active' | 'attributes'>>;
+export type UpdateUser = Partial<Pick<CreateUser, 'username' | 'email' | 'name' | 'is_active' | 'email_verified' | 'attributes'>>;
 
 export const toUserView = (row: UserRow, groups: string[]): UserView => ({
   pk: row.id,
@@ -34,6 +36,7 @@ export const toUserView = (row: UserRow, groups: string[]): UserView => ({
   email: row.email,
   name: row.name,
   is_active: row.is_active,
+  email_verified: row.email_verified,
   last_login: row.last_login ? row.last_login.toISOString() : null,
   attributes: row.attributes,
   groups,
@@ -90,9 +93,10 @@ export async function updateUser(store: Store, id: number, changes: UpdateUser):
   return store.transaction(async (tx) => {
     const before = await tx.users.lockById(id);
     if (!before) throw new NotFoundError('user');
-    // A new address is unproven until its owner shows they read mail there.
+    // A new address is unproven until its owner shows they read mail there (or the operator says so in the same change).
     const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== before.email.toLowerCase();
-    const row = (await tx.users.update(id, { ...changes, ...(emailChanged ? { email_verified: false } : {}) }).catch(taken))!;
+    const unproven = emailChanged && changes.email_verified === undefined ? { email_verified: false } : {};
+    const row = (await tx.users.update(id, { ...changes, ...unproven }).catch(taken))!;
     const changed = changedFields(before, row);
     if (changed.length) await emitUserUpdated(tx, row, changed);
     if (before.is_active && !row.is_active) {

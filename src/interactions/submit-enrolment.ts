@@ -21,7 +21,7 @@ export function submitEnrolment(deps: SignInDeps) {
     const key = deps.settings.secrets.key;
     if ((await confirmTotp(deps.store, user.id, code, key)) !== 'ok') return showEnrolment(ctx, deps, user, ticket.amr, false, WRONG_CODE);
     const codes = await issueRecoveryCodes(deps.store, user.id, key);
-    const done = deps.tickets.sign(ctx.state.interaction.details.uid, { user: user.uuid, stage: 'done', amr: [...ticket.amr, 'otp', 'mfa'] });
+    const done = deps.tickets.sign(ctx.state.interaction.details.uid, { user: user.uuid, stage: 'done', amr: [...ticket.amr, 'otp'] });
     return renderRecoveryCodesPage(ctx, done, codes);
   };
 }

@@ -25,9 +25,10 @@ export function submitMfa(deps: SignInDeps) {
     if (/^\d{6}$/.test(code)) {
       const outcome = await verifyTotp(deps.store, user.id, code, key);
       if (outcome !== 'ok') return renderMfaPage(ctx, token, outcome === 'replayed' ? USED_CODE : WRONG_CODE, 400);
-      return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp', 'mfa']);
+      return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp']);
     }
     if (!(await useRecoveryCode(deps.store, user.id, code, key))) return renderMfaPage(ctx, token, WRONG_CODE, 400);
-    return completeSignIn(ctx, deps, user, [...ticket.amr, 'mfa']);
+    // A recovery code stands in for the one-time code: the same amr, ["pwd", "otp"] (docs/integrating.md).
+    return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp']);
   };
 }

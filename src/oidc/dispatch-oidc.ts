@@ -1,25 +1,23 @@
 /**
- * Routes /application/o/… to the application's provider. Shared endpoints pick it by client_id
- * (authorize, token) or by the access token's client (userinfo); everything else by the slug in the path.
+ * Routes /application/o/… to the application's provider, as a table. Shared endpoints pick the provider by
+ * client_id (authorize, token, revoke, introspect) or by the access token's client (userinfo); per-application
+ * ones (discovery, JWKS, end-session, the authorization resume) by the slug. Every path answers with or without
+ * its trailing slash. CORS is decided here per application (cors.ts); pages the engine writes get a CSP.
  */
+import { stringify, type ParsedUrlQueryInput } from 'node:querystring';
 import type { Context, Next } from 'koa';
 import type { Store } from '../store/contract.js';
+import type { RateLimits } from '../domain/rate-limits.js';
+import { allowedOrigins } from '../domain/applications.js';
 import { PageError, ProtocolError } from '../errors.js';
 import { runProvider } from './mount-provider.js';
 import { SHARED_PREFIX, type AppProvider, type ProviderSet } from './providers.js';
-import { readTokenClientId } from './read-token-client.js';
-import type { RateLimits } from '../domain/rate-limits.js';
-
-const ENGINE_PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
-
-/** script-src keeps only the hashes the engine added; without any, no script at all. */
-function onlyHashedScripts(policy: string): string {
-  return policy.split(';').map((directive) => directive.trim()).flatMap((directive) => {
-    if (!directive.startsWith('script-src')) return [directive];
-    const hashes = directive.split(/\s+/).filter((source) => source.startsWith("'sha256-"));
-    return hashes.length ? [`script-src ${hashes.join(' ')}`] : [];
-  }).join('; ');
-}
+import { formOf, readClientCredentials } from './read-client.js';
+import { allowOrigin, answerPreflight, isPreflight, noCors } from './cors.js';
+import { authenticatedCaller, introspection } from './introspect.js';
+import { withEnginePagePolicy } from './engine-page-csp.js';
+import { checkMachineScopes } from './check-machine-scopes.js';
+import { inputProblem } from '../domain/input-text.js';
 
 const oauthError = (status: number, error: string, description: string, headers: Record<string, string> = {}) =>
   new ProtocolError(status, error, description, headers);
@@ -31,72 +29,179 @@ const unknownClient = () => new PageError(400, {
   code: 'invalid_client',
 });
 
-function bearerToken(ctx: Context): string | undefined {
-  return /^Bearer\s+(\S+)$/i.exec(ctx.get('Authorization'))?.[1];
+const invalidToken = () => oauthError(401, 'invalid_token', 'invalid token provided', { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="invalid token provided"' });
+
+/**
+ * The spec's rule: a request without the openid scope is refused with invalid_scope, whatever else it carries.
+ * The engine refuses some of them earlier (with nonce, max_age…) as invalid_request, naming openid; the error
+ * redirect to the application is reworded to the one code, description kept.
+ */
+function openidRequiredIsInvalidScope(ctx: Context) {
+  const location = ctx.response.get('Location');
+  if (ctx.status !== 303 || !location.includes('openid+scope+must+be+requested')) return;
+  const url = new URL(location);
+  if (url.searchParams.get('error') !== 'invalid_request') return;
+  url.searchParams.set('error', 'invalid_scope');
+  ctx.set('Location', url.href);
+}
+
+/** RFC 6749 §5.2 calls a grant type the client may not use unauthorized_client; the engine says invalid_request. */
+function grantNotAllowedIsUnauthorizedClient(ctx: Context) {
+  const body = ctx.body as { error?: string; error_description?: string } | undefined;
+  if (ctx.status === 400 && body?.error === 'invalid_request' && body.error_description === 'requested grant type is not allowed for this client') {
+    ctx.body = { ...body, error: 'unauthorized_client' };
+  }
+}
+
+/**
+ * End-session parameters the engine keeps in the session (state, the post-logout URI): text the store cannot
+ * hold is refused here as a page, before the engine writes it (its session save would fail after the answer).
+ */
+async function refuseUnstorableLogoutParams(ctx: Context) {
+  const params = ctx.method === 'POST' ? { ...ctx.query, ...(await formOf(ctx)) } : ctx.query;
+  const name = Object.keys(params).find((key) => inputProblem(key) || inputProblem(params[key]));
+  if (name === undefined) return;
+  throw new PageError(400, {
+    title: 'Sign-out error',
+    heading: 'This sign-out request cannot be completed',
+    message: 'The request holds characters that are not allowed. Go back to the application and sign out from there.',
+    code: 'invalid_request',
+  });
+}
+
+/** The access token of a UserInfo request: Bearer (RFC 6750) or DPoP (RFC 9449). */
+function accessTokenOf(ctx: Context): string | undefined {
+  return /^(?:Bearer|DPoP)\s+(\S+)$/i.exec(ctx.get('Authorization'))?.[1];
+}
+
+/** Per-application paths the engine serves, with the trailing slash it expects; anything else is not found. */
+function engineInnerPath(inner: string): string | undefined {
+  if (/^\/\.well-known\/(openid-configuration|oauth-authorization-server)\/?$/.test(inner)) return inner.replace(/\/$/, '');
+  if (/^\/jwks\/?$/.test(inner)) return '/jwks/';
+  if (/^\/end-session\/?$/.test(inner)) return '/end-session/';
+  if (/^\/end-session\/+(confirm|success)\/?$/.test(inner)) return inner.replace(/\/+$/, '');
+  if (/^\/authorize\/[^/]+\/?$/.test(inner)) return inner.replace(/\/$/, ''); // the resume after the sign-in pages
+  return undefined;
 }
 
 export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateLimits) {
-  const mountApp = (entry: AppProvider) => `${SHARED_PREFIX}/${entry.app.slug}`;
+  const apps = [...providers.bySlug.values()];
+  const anyAppAllows = (origin: string) => apps.some((entry) => allowedOrigins(entry.app).includes(origin));
+  const introspect = introspection(providers, store);
 
-  async function authorize(ctx: Context, next: Next) {
-    const clientId = typeof ctx.query.client_id === 'string' ? ctx.query.client_id : undefined;
-    const entry = clientId === undefined ? undefined : providers.byClientId.get(clientId);
-    if (!entry) throw unknownClient();
-    // Mounted under the app's own prefix so the resume URL (…/{slug}/authorize/{uid}) finds this provider.
-    return runProvider(entry.provider, ctx, next, mountApp(entry), '/authorize');
+  /** Runs the app's engine for a shared JSON endpoint; only the app's origins may read the answer. */
+  async function engineJson(ctx: Context, next: Next, entry: AppProvider, inner: string) {
+    try {
+      await runProvider(entry.provider, ctx, next, SHARED_PREFIX, inner);
+    } finally {
+      allowOrigin(ctx, allowedOrigins(entry.app));
+    }
   }
 
-  async function token(ctx: Context, next: Next) {
-    if (ctx.method !== 'POST') throw oauthError(405, 'invalid_request', 'the token endpoint only accepts POST', { Allow: 'POST' });
-    // The engine reads bodies as they come; no OAuth client compresses a token request.
+  async function authorize(ctx: Context, next: Next) {
+    // GET carries the parameters in the query; POST (OIDC Core §3.1.2.1) in the form, same rules.
+    const params = ctx.method === 'POST' ? await formOf(ctx) : ctx.query;
+    const clientId = typeof params.client_id === 'string' ? params.client_id : undefined;
+    const entry = clientId === undefined ? undefined : providers.byClientId.get(clientId);
+    if (!entry) throw unknownClient();
+    if (ctx.method === 'POST') {
+      // The same request by GET (303): a cross-site POST would not carry the SameSite=Lax session cookie, and
+      // single sign-on would be lost; the engine's own POST support needs SameSite=None cookies, which we refuse.
+      ctx.status = 303;
+      ctx.redirect(`${new URL('../authorize/', entry.provider.issuer).href}?${stringify(params as ParsedUrlQueryInput)}`);
+      return;
+    }
+    // Mounted under the app's own prefix so the resume URL (…/{slug}/authorize/{uid}) finds this provider.
+    try {
+      await runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, '/authorize');
+      openidRequiredIsInvalidScope(ctx);
+    } finally {
+      noCors(ctx);
+    }
+  }
+
+  /** The caller of token and revocation: its provider authenticates it; failures slow down per client and address. */
+  async function clientEndpoint(ctx: Context, next: Next, inner: string, name: string) {
+    if (ctx.method !== 'POST') throw oauthError(405, 'invalid_request', `the ${name} endpoint only accepts POST`, { Allow: 'POST' });
+    // The engine reads bodies as they come; no OAuth client compresses these requests.
     if (!['', 'identity'].includes(ctx.get('Content-Encoding').toLowerCase())) {
       throw oauthError(400, 'invalid_request', 'compressed request bodies are not supported');
     }
-    const clientId = await readTokenClientId(ctx);
+    const { clientId } = await readClientCredentials(ctx);
     const entry = clientId === undefined ? undefined : providers.byClientId.get(clientId);
     if (!entry) throw oauthError(401, 'invalid_client', 'client authentication failed');
-    // Failed client authentications slow down per client and address (guessing a secret, a misconfigured app).
     const key = `${clientId}|${ctx.ip}`;
     const limited = await limits.check([['client_auth', key]]);
     if (!limited.allowed) {
       const wait = limited.retryAfterSeconds;
       throw oauthError(429, 'invalid_client', `too many failed client authentications; try again in ${wait} s`, { 'Retry-After': String(wait) });
     }
-    await runProvider(entry.provider, ctx, next, SHARED_PREFIX, '/token/');
+    if (inner === '/token/') await checkMachineScopes(ctx, entry.app);
+    await engineJson(ctx, next, entry, inner);
+    grantNotAllowedIsUnauthorizedClient(ctx);
     if (ctx.status === 401 && (ctx.body as { error?: string } | undefined)?.error === 'invalid_client') await limits.attempt([['client_auth', key]]);
   }
 
+  async function introspectToken(ctx: Context) {
+    if (ctx.method !== 'POST') throw oauthError(405, 'invalid_request', 'the introspection endpoint only accepts POST', { Allow: 'POST' });
+    const credentials = await readClientCredentials(ctx);
+    const key = `${credentials.clientId}|${ctx.ip}`;
+    const limited = await limits.check([['client_auth', key]]);
+    if (!limited.allowed) throw oauthError(429, 'invalid_client', 'too many failed client authentications', { 'Retry-After': String(limited.retryAfterSeconds) });
+    const caller = authenticatedCaller(providers, credentials);
+    if (!caller) {
+      await limits.attempt([['client_auth', key]]);
+      throw oauthError(401, 'invalid_client', 'client authentication failed', { 'WWW-Authenticate': 'Basic realm="introspection"' });
+    }
+    try {
+      await introspect(ctx, caller);
+    } finally {
+      allowOrigin(ctx, allowedOrigins(caller.app));
+    }
+  }
+
   async function userinfo(ctx: Context, next: Next) {
-    const accessToken = bearerToken(ctx);
+    // In the Authorization header (Bearer or DPoP), or in a POSTed form (RFC 6750 §2.2).
+    const form = ctx.method === 'POST' ? await formOf(ctx) : {};
+    const accessToken = accessTokenOf(ctx) ?? (typeof form.access_token === 'string' ? form.access_token : undefined);
     const row = accessToken ? await store.oidcPayloads.find('AccessToken', accessToken, new Date()) : undefined;
     const entry = row?.client_id ? providers.byClientId.get(row.client_id) : undefined;
-    if (!entry) {
-      throw oauthError(401, 'invalid_token', 'invalid token provided', { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="invalid token provided"' });
+    if (!entry) throw invalidToken();
+    return engineJson(ctx, next, entry, '/userinfo/');
+  }
+
+  const shared: Record<string, { methods: string; handle: (ctx: Context, next: Next) => Promise<void> }> = {
+    authorize: { methods: 'GET, POST', handle: authorize },
+    token: { methods: 'POST', handle: (ctx, next) => clientEndpoint(ctx, next, '/token/', 'token') },
+    revoke: { methods: 'POST', handle: (ctx, next) => clientEndpoint(ctx, next, '/revoke/', 'revocation') },
+    introspect: { methods: 'POST', handle: introspectToken },
+    userinfo: { methods: 'GET, POST', handle: userinfo },
+  };
+
+  async function route(ctx: Context, next: Next) {
+    const [, first = '', ...rest] = ctx.path.slice(SHARED_PREFIX.length).split('/');
+    const inner = `/${rest.join('/')}`;
+    const endpoint = shared[first];
+    if (endpoint && /^\/?$/.test(inner)) {
+      if (first !== 'authorize' && isPreflight(ctx)) return answerPreflight(ctx, anyAppAllows, endpoint.methods);
+      return endpoint.handle(ctx, next);
     }
-    return runProvider(entry.provider, ctx, next, SHARED_PREFIX, '/userinfo/');
+    const entry = providers.bySlug.get(first);
+    const enginePath = entry && engineInnerPath(inner);
+    if (!entry || !enginePath) return next();
+    const json = /^\/(jwks|\.well-known)/.test(enginePath);
+    if (json && isPreflight(ctx)) return answerPreflight(ctx, (origin) => allowedOrigins(entry.app).includes(origin), 'GET');
+    if (enginePath.startsWith('/end-session')) await refuseUnstorableLogoutParams(ctx);
+    try {
+      await runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, enginePath);
+    } finally {
+      if (json) allowOrigin(ctx, allowedOrigins(entry.app));
+      else noCors(ctx);
+    }
   }
 
   return async function dispatchToProvider(ctx: Context, next: Next) {
     if (!ctx.path.startsWith(`${SHARED_PREFIX}/`)) return next();
-    // Pages the engine writes itself (its self-submitting form_post) get the pages' policy: the engine adds its
-    // inline script's hash to a script-src it finds, and only that hash is kept. Our own pages set theirs.
-    ctx.set('Content-Security-Policy', ENGINE_PAGE_CSP);
-    try {
-      return await route(ctx, next);
-    } finally {
-      const policy = ctx.response.get('Content-Security-Policy');
-      if (/(^|;)\s*script-src 'self'/.test(policy)) ctx.set('Content-Security-Policy', onlyHashedScripts(policy));
-    }
+    return withEnginePagePolicy(ctx, () => route(ctx, next));
   };
-
-  async function route(ctx: Context, next: Next) {
-    const rest = ctx.path.slice(SHARED_PREFIX.length); // "/authorize/", "/{slug}/jwks/"…
-    if (rest === '/authorize/') return authorize(ctx, next);
-    if (rest === '/token/') return token(ctx, next);
-    if (rest === '/userinfo/') return userinfo(ctx, next);
-    const [, slug, ...inner] = rest.split('/');
-    const entry = slug ? providers.bySlug.get(slug) : undefined;
-    if (!entry) return next();
-    return runProvider(entry.provider, ctx, next, mountApp(entry), `/${inner.join('/')}`);
-  }
 }

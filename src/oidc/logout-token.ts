@@ -22,7 +22,9 @@ export function logoutTokenSigner(providers: ProviderSet): SignLogoutToken {
     (token as unknown as { mask: Record<string, null> }).mask = { sub: null };
     token.set('events', { [BACKCHANNEL_LOGOUT_EVENT]: {} });
     token.set('jti', randomUUID());
-    if (sid && (client as unknown as { backchannelLogoutSessionRequired?: boolean }).backchannelLogoutSessionRequired) token.set('sid', sid);
+    // sid whenever the ended session is known (discovery promises backchannel_logout_session_supported); a
+    // deactivation ends every session of sub and sends sub alone.
+    if (sid) token.set('sid', sid);
     return token.issue({ use: 'logout' });
   };
 }

@@ -3,11 +3,11 @@
  * here (code flow, PKCE S256, openid required, per-app scopes and TTLs, refresh rotation); the engine does
  * the protocol.
  */
-import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { errors, type ClientMetadata, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ApplicationSettings, Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { SigningJwk } from '../domain/signing-keys.js';
-import { mayUseApplication } from '../domain/applications.js';
+import { applicationType, mayUseApplication } from '../domain/applications.js';
 import { findUserByUuid } from '../domain/users.js';
 import { forEngine } from './engine-unavailable.js';
 import { inputProblem } from '../domain/input-text.js';
@@ -62,8 +62,38 @@ function loadGrant(app: ApplicationSettings, store: Store) {
     const requested = String(params!.scope ?? '').split(' ').filter((scope) => (app.scopes as readonly string[]).includes(scope));
     grant.addOIDCScope(requested.join(' '));
     await grant.save();
+    askForSessionClaims(ctx);
     return grant;
   });
+}
+
+/**
+ * Every ID token says when (auth_time), how (amr: ["pwd"] or ["pwd", "otp"]) and in which session (sid) the user signed in,
+ * not only when max_age or a backchannel logout asked: the request is made to ask for them.
+ */
+function askForSessionClaims(ctx: KoaContextWithOIDC) {
+  const oidc = ctx.oidc as unknown as { claims: { id_token?: Record<string, unknown> } };
+  oidc.claims.id_token = { auth_time: { essential: true }, amr: null, sid: null, ...oidc.claims.id_token };
+}
+
+/** The application as the engine's one client: confidential (a secret) or public (none; native when its redirects say so). */
+function clientMetadata(app: ApplicationSettings): ClientMetadata {
+  return {
+    client_id: app.client_id,
+    ...(app.client_type === 'public' ? { token_endpoint_auth_method: 'none' } : {
+      client_secret: app.client_secret!,
+      token_endpoint_auth_method: 'client_secret_basic', // the engine accepts client_secret_post as well
+    }),
+    client_name: app.name,
+    application_type: applicationType(app),
+    redirect_uris: app.redirect_uris,
+    post_logout_redirect_uris: app.post_logout_redirect_uris,
+    ...(app.backchannel_logout_uri ? { backchannel_logout_uri: app.backchannel_logout_uri } : {}),
+    grant_types: app.grant_types,
+    response_types: app.grant_types.includes('authorization_code') ? ['code'] : [],
+    id_token_signed_response_alg: 'RS256',
+    scope: [...app.scopes, ...app.api_scopes].join(' '),
+  };
 }
 
 export function providerConfiguration(app: ApplicationSettings, parts: ProviderParts): Configuration {
@@ -71,24 +101,16 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
   const ttl = { ...settings.tokens, ...app.tokens };
   return {
     adapter: adapterFactory(store),
-    clients: [{
-      client_id: app.client_id,
-      client_secret: app.client_secret!,
-      client_name: app.name,
-      redirect_uris: app.redirect_uris,
-      post_logout_redirect_uris: app.post_logout_redirect_uris,
-      ...(app.backchannel_logout_uri ? { backchannel_logout_uri: app.backchannel_logout_uri } : {}),
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_basic', // the engine accepts client_secret_post as well
-      id_token_signed_response_alg: 'RS256',
-      scope: app.scopes.join(' '),
-    }],
+    clients: [clientMetadata(app)],
     jwks: { keys: parts.keys as never },
     cookies: { keys: parts.cookieKeys },
     findAccount: findAccount(store, app, settings.issuer.base_url),
-    scopes: ['openid', 'profile', 'email'],
+    scopes: ['openid', 'profile', 'email', ...app.api_scopes],
     claims: {
+      // Standalone claims every ID token carries (asked for by loadGrant): when, how and in which session.
+      auth_time: null,
+      amr: null,
+      sid: null,
       openid: ['sub'],
       profile: ['name', 'given_name', 'family_name', 'picture'],
       email: ['email', 'email_verified'],
@@ -96,7 +118,8 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
     conformIdTokenClaims: false,
     responseTypes: ['code'],
     pkce: { required: () => true },
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    // A public application authenticates with none (its client_id and PKCE); a confidential one only with its secret.
+    clientAuthMethods: app.client_type === 'public' ? ['none'] : ['client_secret_basic', 'client_secret_post'],
     enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
     features: {
       devInteractions: { enabled: false },
@@ -106,7 +129,16 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
       backchannelLogout: { enabled: true },
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: true },
+      // Machine clients (client_type confidential, grant_types client_credentials): tokens that name the client only.
+      // On for every application, so one without the grant hears unauthorized_client (its grant_types say no).
+      clientCredentials: { enabled: true },
+      // RFC 7009 at the shared /application/o/revoke/: a client revokes its own tokens; a refresh token takes its grant along.
+      revocation: { enabled: true },
+      // Sender-constrained tokens (RFC 9449): the shared token and UserInfo endpoints accept DPoP proofs.
+      dPoP: { enabled: true },
     },
+    // CORS is decided per application by dispatch-oidc.ts (allowed_origins), which removes what the engine would allow beyond it.
+    clientBasedCORS: () => true,
     // Runs after redirect_uri validation, so these errors are redirected to the application.
     extraParams: {
       async scope(ctx: KoaContextWithOIDC, value: string | undefined) {
@@ -125,6 +157,7 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
     ttl: {
       AuthorizationCode: CODE_TTL,
       AccessToken: ttl.access_token_ttl,
+      ClientCredentials: ttl.access_token_ttl,
       IdToken: ttl.id_token_ttl,
       // Counted from the first issue: rotation hands out a new token, not a new 30 days.
       RefreshToken: (_ctx, token) => Math.max(1, ttl.refresh_token_ttl - (token as { totalLifetime(): number }).totalLifetime()),
@@ -139,6 +172,7 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
       userinfo: '/userinfo/',
       jwks: '/jwks/',
       end_session: '/end-session/',
+      revocation: '/revoke/',
     },
     renderError: renderEngineError,
   };

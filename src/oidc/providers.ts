@@ -31,6 +31,10 @@ function advertiseSharedEndpoints(baseUrl: string) {
       authorization_endpoint: `${baseUrl}${SHARED_PREFIX}/authorize/`,
       token_endpoint: `${baseUrl}${SHARED_PREFIX}/token/`,
       userinfo_endpoint: `${baseUrl}${SHARED_PREFIX}/userinfo/`,
+      revocation_endpoint: `${baseUrl}${SHARED_PREFIX}/revoke/`,
+      // Ours (src/oidc/introspect.ts), not the engine's: it lists nothing about it by itself.
+      introspection_endpoint: `${baseUrl}${SHARED_PREFIX}/introspect/`,
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     });
   };
 }

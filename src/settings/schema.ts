@@ -84,6 +84,7 @@ export const settingsSchema = {
       retries: int(0, 'Attempts after the first when a receiver fails with 5xx, 429, a timeout or a connection error.', 20),
       backoff_seconds: { type: 'number', exclusiveMinimum: 0, description: 'First retry delay; each next one doubles (10 → 10 s, 20 s, 40 s). Fractions allowed.' },
       allow_insecure_loopback: { type: 'boolean', description: 'Allow http:// receivers on 127.0.0.1/localhost/[::1] (tests, local development). Everything else must be https.' },
+      retry_after_max_seconds: int(0, 'A 429 or 503 answer with Retry-After (seconds or an HTTP date) sets the delay before the next attempt instead of the backoff, capped to this many seconds. Keep it below worker.requeue_after_seconds.', 3600),
     }),
     worker: section('Background work (BullMQ on Redis).', {
       embedded: { type: 'boolean', description: '`idp serve` also runs the workers and the outbox relay in-process (one process does everything). Turn off when running `idp worker` replicas.' },
@@ -110,14 +111,35 @@ export const settingsSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['slug', 'name', 'client_id', 'redirect_uris'],
+        required: ['slug', 'name', 'client_id'],
         properties: {
           slug: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'Lowercase letters, digits and dashes; part of the issuer URL.' },
           name: { type: 'string', minLength: 1, description: 'Shown on the sign-in pages.' },
           client_id: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: 'OAuth client_id (printable ASCII, no spaces).' },
-          client_secret: { type: 'string', pattern: '^.{16,}$', description: 'Client secret (at least 16 characters).' },
+          client_type: {
+            type: 'string', enum: ['confidential', 'public'], default: 'confidential',
+            description: 'confidential: a server that keeps a secret (client_secret required). public: a single-page, mobile, desktop or command-line app that cannot (no secret; PKCE as always; native redirect URIs allowed).',
+          },
+          client_secret: { type: 'string', pattern: '^.{16,}$', description: 'Client secret (at least 16 characters; confidential applications only).' },
           client_secret_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Name of an environment variable holding the client secret.' },
-          redirect_uris: { type: 'array', minItems: 1, items: { type: 'string' }, description: 'Registered callback URLs.' },
+          grant_types: {
+            type: 'array', minItems: 1, default: ['authorization_code', 'refresh_token'],
+            items: { type: 'string', enum: ['authorization_code', 'refresh_token', 'client_credentials'] },
+            description: 'Grants the application may use; client_credentials (a machine client) for confidential applications only.',
+          },
+          redirect_uris: {
+            type: 'array', default: [], items: { type: 'string' },
+            description: 'Registered callback URLs, matched exactly (required with authorization_code). Public applications may also use a private-use scheme (com.example.app:/cb) and http://127.0.0.1 or http://[::1] with any port (RFC 8252).',
+          },
+          allowed_origins: {
+            type: 'array', items: { type: 'string' },
+            description: 'Browser origins allowed to call the token, UserInfo, JWKS, discovery, introspection and revocation endpoints (CORS). Default: the origins of the https/http redirect URIs.',
+          },
+          api_scopes: {
+            type: 'array', default: [], items: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_:./-]{0,127}$' },
+            description: 'Scopes of your own APIs the application may request (e.g. reports:read); carried by its access tokens.',
+          },
+          resource_server: { type: 'boolean', default: false, description: 'An API that checks tokens issued to other applications: it may introspect them.' },
           post_logout_redirect_uris: { type: 'array', default: [], items: { type: 'string' }, description: 'Where end-session may send the browser.' },
           backchannel_logout_uri: { type: 'string', description: 'Backchannel logout receiver.' },
           scopes: { type: 'array', default: ['openid', 'profile', 'email'], items: { type: 'string', enum: ['openid', 'profile', 'email'] }, description: 'Scopes the application may request.' },
@@ -130,8 +152,10 @@ export const settingsSchema = {
             description: 'Webhook receiver of this application.',
             properties: {
               url: { type: 'string', pattern: '^https?://', description: 'Receiver URL (https; http only on loopback with webhooks.allow_insecure_loopback).' },
-              secret: { type: 'string', pattern: '^.{16,}$', description: 'HMAC-SHA256 signing secret (`idp secrets generate`).' },
+              secret: { type: 'string', pattern: '^.{16,}$', description: 'HMAC-SHA256 signing secret (`idp secrets generate`); its UTF-8 bytes are the key of both X-Service-Signature and webhook-signature.' },
               secret_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable holding the secret.' },
+              previous_secret: { type: 'string', pattern: '^.{16,}$', description: 'During a rotation: the secret being replaced. webhook-signature then carries a signature with each secret; X-Service-Signature is signed with `secret` only. Remove it once the receiver uses the new secret.' },
+              previous_secret_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable holding the previous secret.' },
               events: { type: 'array', items: { type: 'string', enum: ['group_membership_change', 'user_updated', 'user_deactivated'] }, description: 'Only these event types (default: all).' },
             },
           },

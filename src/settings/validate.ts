@@ -51,42 +51,85 @@ export function formatConfigError(error: ErrorObject): string {
 }
 
 export function validateSettings(raw: unknown): Settings {
-  if (check(raw)) {
-    checkApplications(raw.applications, raw.webhooks.allow_insecure_loopback);
-    checkWebhooks(raw);
-    return raw;
+  try {
+    if (check(raw)) {
+      checkApplications(raw.applications, raw.webhooks.allow_insecure_loopback);
+      checkWebhooks(raw);
+      return raw;
+    }
+    throw new ConfigError(formatConfigError(check.errors![0]));
+  } catch (error) {
+    throw error instanceof ConfigError ? new ConfigError(namingTheApplication(error.message, raw)) : error;
   }
-  throw new ConfigError(formatConfigError(check.errors![0]));
+}
+
+/** `applications[3]` means little in a long list: the message also names the entry by its slug, when it has one. */
+function namingTheApplication(message: string, raw: unknown): string {
+  const index = /^config: applications\[(\d+)\]/.exec(message)?.[1];
+  const slug = index === undefined ? undefined : (raw as { applications?: Array<{ slug?: unknown }> }).applications?.[Number(index)]?.slug;
+  if (typeof slug !== 'string' || !slug || message.includes(`"${slug}"`)) return message;
+  return `${message} (application "${slug}")`;
 }
 
 /** Slugs that would shadow the shared endpoints under /application/o/. */
-const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo']);
-/** https anywhere; plain http only on loopback (local development). No fragments. */
-const isAllowedRedirect = (value: string) => isSecureOrLoopbackUrl(value, true) && !new URL(value).hash;
+const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo', 'introspect', 'revoke']);
+const BUILT_IN_SCOPES = new Set(['openid', 'profile', 'email', 'offline_access']);
 
-/** Rules across entries (uniqueness) and inside one (URLs, secret source) that JSON Schema cannot say well. */
+/** https anywhere; plain http only on loopback (local development). No fragments. */
+const isWebRedirect = (value: string) => isSecureOrLoopbackUrl(value, true) && !new URL(value).hash;
+
+/** RFC 8252 §7.1: a private-use scheme in reverse-domain form (com.example.app:/cb), never one a browser runs. */
+export function isPrivateUseRedirect(value: string): boolean {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1]?.toLowerCase();
+  return scheme !== undefined && scheme.includes('.') && URL.canParse(value) && !new URL(value).hash;
+}
+
+/** The origin a browser app calls from, e.g. https://app.example.com (https; http on loopback). */
+const isOrigin = (value: string) => isSecureOrLoopbackUrl(value, true) && new URL(value).origin === value;
+
+/** Rules across entries (uniqueness) and inside one (URLs, client type, secret source) that JSON Schema cannot say well. */
 function checkApplications(applications: ApplicationSettings[], allowInsecureLoopback: boolean): void {
   const slugs = new Set<string>();
   const clientIds = new Set<string>();
   applications.forEach((app, index) => {
     const key = `config: applications[${index}]`;
-    if (RESERVED_SLUGS.has(app.slug)) throw new ConfigError(`${key}.slug "${app.slug}" is reserved (authorize, token, userinfo)`);
+    const isPublic = app.client_type === 'public';
+    if (RESERVED_SLUGS.has(app.slug)) throw new ConfigError(`${key}.slug "${app.slug}" is reserved (${[...RESERVED_SLUGS].join(', ')})`);
     if (slugs.has(app.slug)) throw new ConfigError(`${key}.slug "${app.slug}" is used by another application`);
     if (clientIds.has(app.client_id)) throw new ConfigError(`${key}.client_id "${app.client_id}" is used by another application`);
     slugs.add(app.slug);
     clientIds.add(app.client_id);
-    for (const field of ['redirect_uris', 'post_logout_redirect_uris'] as const) {
-      app[field].forEach((uri, i) => {
-        if (!isAllowedRedirect(uri)) throw new ConfigError(`${key}.${field}[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`);
-      });
-    }
+    if (app.grant_types.includes('authorization_code') && !app.redirect_uris.length) throw new ConfigError(`${key}.redirect_uris is required with the authorization_code grant`);
+    app.redirect_uris.forEach((uri, i) => {
+      if (isWebRedirect(uri)) return;
+      if (!isPrivateUseRedirect(uri)) throw new ConfigError(`${key}.redirect_uris[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`);
+      if (!isPublic) throw new ConfigError(`${key}.redirect_uris[${i}] uses a private-use scheme: only public applications (client_type: public) may`);
+    });
+    app.post_logout_redirect_uris.forEach((uri, i) => {
+      if (!isWebRedirect(uri) && !(isPublic && isPrivateUseRedirect(uri))) {
+        throw new ConfigError(`${key}.post_logout_redirect_uris[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`);
+      }
+    });
+    (app.allowed_origins ?? []).forEach((origin, i) => {
+      if (!isOrigin(origin)) throw new ConfigError(`${key}.allowed_origins[${i}] must be an origin such as https://app.example.com (no path; http only on localhost/127.0.0.1)`);
+    });
     // The sender's rule (jobs/http-attempt.ts): a receiver is https, or http on loopback when the operator allows it.
     if (app.backchannel_logout_uri !== undefined && !isSecureOrLoopbackUrl(app.backchannel_logout_uri, allowInsecureLoopback)) {
       throw new ConfigError(`${key}.backchannel_logout_uri must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
     }
     if (!app.scopes.includes('openid')) throw new ConfigError(`${key}.scopes must include openid`);
+    app.api_scopes.forEach((scope, i) => {
+      if (BUILT_IN_SCOPES.has(scope)) throw new ConfigError(`${key}.api_scopes[${i}] "${scope}" is a built-in scope; list it in scopes`);
+    });
+    if (isPublic && app.grant_types.includes('client_credentials')) throw new ConfigError(`${key}.grant_types: client_credentials needs a confidential application (a public one has no secret)`);
     if (app.client_secret !== undefined && app.client_secret_env !== undefined) {
       throw new ConfigError(`${key} sets both client_secret and client_secret_env; keep one`);
+    }
+    if (isPublic) {
+      if (app.client_secret !== undefined || app.client_secret_env !== undefined) {
+        throw new ConfigError(`${key} is public (client_type: public) and must not have a client_secret: it cannot keep one`);
+      }
+      return;
     }
     if (app.client_secret_env !== undefined) {
       const secret = process.env[app.client_secret_env];
@@ -95,7 +138,7 @@ function checkApplications(applications: ApplicationSettings[], allowInsecureLoo
       }
       app.client_secret = secret;
     }
-    if (app.client_secret === undefined) throw new ConfigError(`${key}.client_secret is required (or client_secret_env)`);
+    if (app.client_secret === undefined) throw new ConfigError(`${key}.client_secret is required for a confidential application (or client_secret_env; or set client_type: public)`);
   });
 }
 
@@ -106,12 +149,18 @@ function checkWebhooks(settings: Settings): void {
     if (!webhook) return;
     const key = `config: applications[${index}].webhook`;
     if (!isSecureOrLoopbackUrl(webhook.url, settings.webhooks.allow_insecure_loopback)) throw new ConfigError(`${key}.url must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
-    if (webhook.secret !== undefined && webhook.secret_env !== undefined) throw new ConfigError(`${key} sets both secret and secret_env; keep one`);
-    if (webhook.secret_env !== undefined) {
-      const secret = process.env[webhook.secret_env];
-      if (!secret || secret.length < 16) throw new ConfigError(`${key}.secret_env names ${webhook.secret_env}, which must be set to at least 16 characters`);
-      webhook.secret = secret;
-    }
+    webhook.secret = webhookSecret(key, 'secret', webhook.secret, webhook.secret_env);
     if (webhook.secret === undefined) throw new ConfigError(`${key}.secret is required (or secret_env)`);
+    webhook.previous_secret = webhookSecret(key, 'previous_secret', webhook.previous_secret, webhook.previous_secret_env);
+    if (webhook.previous_secret === webhook.secret) throw new ConfigError(`${key}.previous_secret is the same as secret; set secret to the new one`);
   });
+}
+
+/** A webhook secret given inline or by the name of an environment variable (never both). */
+function webhookSecret(key: string, name: 'secret' | 'previous_secret', inline: string | undefined, envName: string | undefined): string | undefined {
+  if (inline !== undefined && envName !== undefined) throw new ConfigError(`${key} sets both ${name} and ${name}_env; keep one`);
+  if (envName === undefined) return inline;
+  const value = process.env[envName];
+  if (!value || value.length < 16) throw new ConfigError(`${key}.${name}_env names ${envName}, which must be set to at least 16 characters`);
+  return value;
 }

@@ -86,6 +86,30 @@ describe.each(engines)('users API on %s', (engine) => {
     expect(on.body.is_active).toBe(true);
   });
 
+  test('email_verified: false on create unless given; PATCH sets it and emits user_updated naming it; a new e-mail clears it', async () => {
+    const { body: user } = await create('verify');
+    expect(user.email_verified).toBe(false);
+    expect((await create('preverified', { email_verified: true })).body.email_verified).toBe(true);
+    const events = () => s.db.database.db.selectFrom('outbox').select(['type', 'body']).where('user_uuid', '=', user.uuid).orderBy('seq').execute();
+    const before = (await events()).length;
+
+    const verified = await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { email_verified: true } });
+    expect(verified).toMatchObject({ status: 200, body: { email_verified: true } });
+    expect((await s.api(`/api/v3/core/users/${user.pk}/`)).body.email_verified).toBe(true);
+    const after = await events();
+    expect(after.slice(before).map((row) => [row.type, JSON.parse(row.body).data.changed])).toEqual([['user_updated', ['email_verified']]]);
+
+    // The same value again changes nothing and emits nothing.
+    await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { email_verified: true } });
+    expect(await events()).toHaveLength(after.length);
+
+    const moved = await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { email: 'verify-new@example.com' } });
+    expect(moved.body.email_verified).toBe(false);
+    const vouched = await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { email: 'verify-3@example.com', email_verified: true } });
+    expect(vouched.body.email_verified).toBe(true);
+    expect(await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { email_verified: 'yes' } })).toMatchObject({ status: 400, body: { email_verified: ['Must be a valid boolean.'] } });
+  });
+
   test('PATCH to a taken e-mail → 400 and nothing changes', async () => {
     await create('taken');
     const { body: other } = await create('taker');

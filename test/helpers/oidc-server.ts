@@ -76,11 +76,12 @@ export async function startOidcServer(
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // A public application has no secret; a machine client (client_credentials only) no redirect URI.
   const applications = apps.map((app) => ({
     name: `App ${app.slug}`,
     client_id: `client-${app.slug}`,
-    client_secret: `secret-${app.slug}-0123456789abcdef`,
-    redirect_uris: [callbackUrl],
+    ...(app.client_type === 'public' ? {} : { client_secret: `secret-${app.slug}-0123456789abcdef` }),
+    ...(app.grant_types && !app.grant_types.includes('authorization_code') ? {} : { redirect_uris: [callbackUrl] }),
     ...app,
   }));
   const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, issuer: { base_url: url }, applications, ...options.overrides });
@@ -92,7 +93,7 @@ export async function startOidcServer(
   const testApps: Record<string, TestApp> = {};
   for (const app of settings.applications) {
     testApps[app.slug] = {
-      slug: app.slug, client_id: app.client_id, client_secret: app.client_secret!, redirect_uri: app.redirect_uris[0]!,
+      slug: app.slug, client_id: app.client_id, client_secret: app.client_secret ?? '', redirect_uri: app.redirect_uris[0] ?? '',
       issuer: `${url}/application/o/${app.slug}/`,
     };
   }

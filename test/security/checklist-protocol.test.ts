@@ -133,13 +133,15 @@ describe.each(engines)('security checklist: protocol (%s)', (engine) => {
       expect((await userinfo(idp.url, b.body.access_token)).body).toMatchObject({ sub: bob.uuid, email: bob.email });
     });
 
-    test("wiki's access token at crm's own UserInfo path is refused", async () => {
+    test('only the shared UserInfo answers: the engine\'s per-application paths are not served, for any token', async () => {
       const issued = await codeFor(wiki);
       const tokens = await redeem(idp.url, wiki, issued.code, issued.request.verifier);
-      expect((await userinfo(idp.url, tokens.body.access_token, '/application/o/wiki/userinfo/')).status).toBe(200);
-      const other = await userinfo(idp.url, tokens.body.access_token, '/application/o/crm/userinfo/');
-      expect(other.status).toBe(401);
-      expect(other.body.sub).toBeUndefined();
+      expect((await userinfo(idp.url, tokens.body.access_token)).status).toBe(200);
+      for (const path of ['/application/o/wiki/userinfo/', '/application/o/crm/userinfo/']) {
+        const other = await fetch(`${idp.url}${path}`, { headers: { Authorization: `Bearer ${tokens.body.access_token}` } });
+        expect(other.status).toBe(404);
+        expect(await other.text()).not.toContain(wiki.client_id);
+      }
     });
   });
 
