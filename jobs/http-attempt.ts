@@ -4,12 +4,26 @@ export interface AttemptResult {
   status: number | null;
   error: string | null;
   durationMs: number;
+  /** A 429 or 503 answer's Retry-After, when the caller honours it: the delay before the next attempt, capped. */
+  retryAfterMs?: number;
+}
+
+/**
+ * Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP date; a date in the past means now. Capped to
+ * `maxMs`; undefined when absent or unreadable (the backoff applies then).
+ */
+export function parseRetryAfter(value: string | null, maxMs: number, now = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
+  if (Number.isNaN(ms)) return undefined;
+  return Math.min(Math.max(ms, 0), maxMs);
 }
 
 /** The same rule config validation applies to receiver URLs (https; http on loopback when allowed). */
 export const isAllowedTarget = (url: string, allowInsecureLoopback: boolean) => isSecureOrLoopbackUrl(url, allowInsecureLoopback);
 
-export async function postWithTimeout(url: string, options: { body: string; headers: Record<string, string>; timeoutMs: number; allowInsecureLoopback: boolean }): Promise<AttemptResult> {
+export async function postWithTimeout(url: string, options: { body: string; headers: Record<string, string>; timeoutMs: number; allowInsecureLoopback: boolean; retryAfterMaxSeconds?: number }): Promise<AttemptResult> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
   if (!isAllowedTarget(url, options.allowInsecureLoopback)) {
@@ -24,7 +38,9 @@ export async function postWithTimeout(url: string, options: { body: string; head
       signal: AbortSignal.timeout(options.timeoutMs),
     });
     await response.body?.cancel().catch(() => {});
-    return { status: response.status, error: null, durationMs: took() };
+    const honoured = options.retryAfterMaxSeconds !== undefined && (response.status === 429 || response.status === 503);
+    const retryAfterMs = honoured ? parseRetryAfter(response.headers.get('retry-after'), options.retryAfterMaxSeconds! * 1000) : undefined;
+    return { status: response.status, error: null, durationMs: took(), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   } catch (error) {
     const { name, message, cause } = error as Error & { cause?: { code?: string; message?: string } };
     const text = name === 'TimeoutError' ? `timeout after ${options.timeoutMs} ms` : cause?.code ?? cause?.message ?? message;

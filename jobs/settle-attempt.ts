@@ -1,10 +1,11 @@
 /**
  * The end of one delivery attempt, shared by webhooks and backchannel logout: log it, move the delivery to
- * its next state, and tell BullMQ what follows — return = delivered, Error = retry with backoff,
- * UnrecoverableError = stop now.
+ * its next state, and tell BullMQ what follows — return = delivered, Error = retry with backoff (a
+ * RetryLater carrying the receiver's Retry-After sets that delay instead), UnrecoverableError = stop now.
  */
 import { UnrecoverableError } from 'bullmq';
 import type { Store } from '../src/store/contract.js';
+import { RetryLater } from '../src/queue/queues.js';
 import { describeOutcome, isRetryable, type AttemptResult } from './http-attempt.js';
 
 export interface AttemptPosition {
@@ -21,6 +22,7 @@ export async function settleAttempt(store: Store, deliveryId: string, { attempt,
   await store.events.recordAttempt(deliveryId, { attempt, status_code: result.status, error: result.error, duration_ms: result.durationMs, status });
   if (delivered) return;
   if (!retryable) throw new UnrecoverableError(describeOutcome(result));
+  if (result.retryAfterMs !== undefined) throw new RetryLater(`${describeOutcome(result)}, Retry-After ${result.retryAfterMs} ms`, result.retryAfterMs);
   throw new Error(describeOutcome(result));
 }
 

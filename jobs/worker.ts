@@ -3,10 +3,11 @@ import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Settings } from '../src/settings/schema.js';
 import type { Store } from '../src/store/contract.js';
-import { QUEUES, deliveriesQueue, enqueueAgain, redisConnection, type DeliveryJob } from '../src/queue/queues.js';
+import { QUEUES, deliveriesQueue, deliveryBackoff, enqueueAgain, redisConnection, type DeliveryJob } from '../src/queue/queues.js';
 import { outboxRelay } from './outbox-relay.js';
 import { webhookProcessor } from './webhook-delivery.js';
 import { startMailWorker } from './mail-delivery.js';
+import { workerWhenReady } from './worker-when-ready.js';
 import { backchannelProcessor } from './backchannel-delivery.js';
 import type { SignLogoutToken } from '../src/domain/logout.js';
 
@@ -33,20 +34,26 @@ export function startWorkers(store: Store, settings: Settings, logger: Logger, s
   const queue = deliveriesQueue(producer, settings.redis.prefix);
   queue.on('error', () => {});
 
-  const worker = new Worker<DeliveryJob>(
-    QUEUES.deliveries,
-    async (job) => {
-      const process = processors[job.name];
-      if (!process) throw new Error(`no processor for job ${job.name}`);
-      await process(job);
-    },
-    { connection: consumer, prefix: settings.redis.prefix, concurrency: settings.worker.concurrency, stalledInterval: settings.worker.stalled_interval_ms, lockDuration: settings.worker.stalled_interval_ms, maxStalledCount: 3 },
-  );
-  worker.on('error', () => {});
-  worker.on('failed', (job, error) => {
-    const final = job && job.attemptsMade >= (job.opts.attempts ?? 1);
-    logger.warn({ job: job?.name, deliveryId: job?.data.deliveryId, attempt: job?.attemptsMade, final, reason: error.message }, 'delivery attempt failed');
-  });
+  const worker = workerWhenReady(consumer, () => {
+    const deliveries = new Worker<DeliveryJob>(
+      QUEUES.deliveries,
+      async (job) => {
+        const process = processors[job.name];
+        if (!process) throw new Error(`no processor for job ${job.name}`);
+        await process(job);
+      },
+      {
+        connection: consumer, prefix: settings.redis.prefix, concurrency: settings.worker.concurrency, stalledInterval: settings.worker.stalled_interval_ms, lockDuration: settings.worker.stalled_interval_ms, maxStalledCount: 3,
+        settings: { backoffStrategy: deliveryBackoff },
+      },
+    );
+    deliveries.on('error', () => {});
+    deliveries.on('failed', (job, error) => {
+      const final = job && job.attemptsMade >= (job.opts.attempts ?? 1);
+      logger.warn({ job: job?.name, deliveryId: job?.data.deliveryId, attempt: job?.attemptsMade, final, reason: error.message }, 'delivery attempt failed');
+    });
+    return deliveries;
+  }, (settings.webhooks.timeout_seconds + 5) * 1000); // in-flight attempts end within their HTTP timeout
 
   const mail = startMailWorker(settings, logger.child({ component: 'mail' }));
   const relay = outboxRelay(store, queue, settings, logger.child({ component: 'outbox-relay' }));
@@ -64,7 +71,6 @@ export function startWorkers(store: Store, settings: Settings, logger: Logger, s
       await mail.close();
       await queue.close();
       producer.disconnect();
-      consumer.disconnect();
     },
   };
 }

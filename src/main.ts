@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** `idp`: the command-line entry. Failures end with one readable line and exit code 1, never a stack trace. */
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { ConfigError } from './settings/load.js';
 import { ValidationError, NotFoundError } from './errors.js';
@@ -12,7 +13,21 @@ import { directoryCommands } from './cli/directory.js';
 import { keyCommands } from './cli/keys.js';
 import { withRuntime, print } from './cli/context.js';
 
-const program = new Command('idp').description('OpenID Connect identity provider').showHelpAfterError();
+/** package.json's version: beside src/ when run from source, two levels up when built into dist/src/. */
+function packageVersion(): string {
+  for (const path of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'identity-service' && pkg.version) return pkg.version;
+    } catch {
+      // not at this level
+    }
+  }
+  return 'unknown';
+}
+
+const version = packageVersion();
+const program = new Command('idp').description('OpenID Connect identity provider').version(version).showHelpAfterError();
 
 program.command('serve')
   .description('run the web service (OIDC, API, health)')

@@ -47,11 +47,23 @@ function pageErrorOf(ctx: Context, error: unknown): PageError {
   return new PageError(500, { heading: 'Something went wrong', message: 'This is a fault on our side, not yours. Try again in a moment.', link: again }, error);
 }
 
+function methodNotAllowed(ctx: Context): PageError {
+  const allowed = ctx.response.get('Allow');
+  return new PageError(ctx.status, {
+    heading: 'This request cannot be completed',
+    message: allowed ? `This address answers ${allowed} only.` : 'This address does not answer this kind of request.',
+  });
+}
+
 export function renderErrors(logger: Logger) {
   return async function renderError(ctx: Context, next: Next) {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null && familyOf(ctx, undefined) === 'page') throw new NotFoundError('page');
+      if (familyOf(ctx, undefined) === 'page') {
+        if (ctx.status === 404 && ctx.body == null) throw new NotFoundError('page');
+        // The routers' allowedMethods answer a wrong method in plain text; people get a page (the Allow header stays).
+        if (ctx.status === 405 || ctx.status === 501) throw methodNotAllowed(ctx);
+      }
     } catch (thrown) {
       const error = unavailableIn(thrown) ?? thrown;
       if (!(error instanceof AppError) || (error.status >= 500 && !(error instanceof Unavailable))) {

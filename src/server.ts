@@ -1,6 +1,6 @@
 /**
  * The Koa application as a table of middleware, outermost first: request log, security headers, the one
- * error renderer, then the parts — health, the API, the pages' assets, the sign-in pages, the providers.
+ * error renderer, then the parts — health, the landing page, the API, the pages' assets, the sign-in pages, the providers.
  * src/service.ts builds the parts and calls this; nothing else does.
  */
 import { once } from 'node:events';
@@ -20,6 +20,7 @@ import { pinOrigin } from './observability/pin-origin.js';
 import { renderErrors } from './render-errors.js';
 import { serveStatic } from './pages/serve-static.js';
 import { serveAvatar } from './pages/serve-avatar.js';
+import { landingRouter } from './pages/landing.js';
 
 export interface AppParts {
   settings: Settings;
@@ -42,11 +43,13 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
   app.silent = true; // every error is rendered and logged by renderErrors
   app.keys = oidc.cookieKeys;
   pinOrigin(app, settings.issuer.base_url);
-  const health = healthRouter([{ name: 'database', check: () => store.ping() }, ...readiness]);
+  const healthChecks = [{ name: 'database', check: () => store.ping() }, ...readiness];
+  const health = healthRouter(healthChecks);
   app.use(logRequests(logger.child({ component: 'http' })));
   app.use(securityHeaders(settings.issuer.base_url));
   app.use(renderErrors(logger.child({ component: 'http' })));
   app.use(health.routes());
+  app.use(landingRouter(settings, healthChecks).routes());
   app.use(apiMiddleware(store, settings, limits, enqueue));
   app.use(serveStatic());
   app.use(serveAvatar);

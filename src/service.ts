@@ -13,7 +13,7 @@ import type { Engine } from './store/database.js';
 import { openRuntime } from './runtime.js';
 import { createLogger } from './observability/logger.js';
 import { startSweeping } from '../jobs/sweep-expired.js';
-import type { ReadinessCheck } from './observability/health.js';
+import { checkReadiness, type ReadinessCheck } from './observability/health.js';
 import { createRateLimits, type RateLimits } from './domain/rate-limits.js';
 import { deliverMail, type SendMail } from './domain/mail.js';
 import { ensureAccessGroups } from './domain/applications.js';
@@ -86,6 +86,13 @@ function inProcessInfrastructure(settings: Settings, logger: Logger): SignInInfr
   return { limits: createRateLimits(settings), sendMail: (message) => deliverMail(settings, logger, message), close: async () => {} };
 }
 
+/** Redis away at start is not fatal (docs/credentials.md), but the operator should hear it at once, not at the first sign-in. */
+function warnWhenRedisIsAway(redis: ReadinessCheck, logger: Logger): void {
+  void checkReadiness([redis]).then(({ ready }) => {
+    if (!ready) logger.warn({ component: 'redis' }, 'Redis is not answering: sign-in works with per-process rate limits, mail and events wait until it is back; /-/health/ready/ says unavailable');
+  });
+}
+
 export async function startService(settings: Settings, options: ServiceOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(settings.log.level);
   const runtime = options.store ? undefined : await openRuntime(settings);
@@ -105,6 +112,7 @@ export async function startService(settings: Settings, options: ServiceOptions =
     const background = workers ?? producer;
     if (background) closers.push(() => background.close());
     const readiness: ReadinessCheck[] = background ? [{ name: 'redis', check: () => background.ping() }] : [];
+    if (background) warnWhenRedisIsAway(readiness[0]!, logger);
 
     const app = createApp({
       settings, store, logger, limits: infrastructure.limits, readiness, enqueue: background?.enqueue,

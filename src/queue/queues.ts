@@ -22,12 +22,31 @@ export function redisConnection(url: string, role: 'producer' | 'worker'): Redis
   });
 }
 
-/** Attempts and exponential backoff (config `webhooks`): 1 + retries attempts, delays backoff·2^(n-1). */
+/** A failed attempt whose receiver said when to come back (Retry-After): the next attempt waits `delayMs`. */
+export class RetryLater extends Error {
+  override name = 'RetryLater';
+  constructor(message: string, readonly delayMs: number) {
+    super(message);
+  }
+}
+
+/** The backoff type of delivery jobs, computed by `deliveryBackoff` (workers pass it as `settings.backoffStrategy`). */
+export const DELIVERY_BACKOFF = 'retry-after-or-exponential';
+
+/** BullMQ's exponential delay, backoff·2^(n-1), unless the attempt failed with RetryLater. */
+export const deliveryBackoff = (attemptsMade: number, _type?: string, error?: Error, job?: { opts: JobsOptions }): number => {
+  if (error instanceof RetryLater) return error.delayMs;
+  const backoff = job?.opts.backoff;
+  const delay = typeof backoff === 'object' ? backoff.delay ?? 0 : backoff ?? 0;
+  return Math.round(2 ** (attemptsMade - 1) * delay);
+};
+
+/** Attempts and backoff (config `webhooks`): 1 + retries attempts, delays backoff·2^(n-1) or the receiver's Retry-After. */
 export function deliveryJobOptions(settings: Settings, jobId: string): JobsOptions {
   return {
     jobId,
     attempts: settings.webhooks.retries + 1,
-    backoff: { type: 'exponential', delay: Math.round(settings.webhooks.backoff_seconds * 1000) },
+    backoff: { type: DELIVERY_BACKOFF, delay: Math.round(settings.webhooks.backoff_seconds * 1000) },
     removeOnComplete: { count: 1000 },
     removeOnFail: { count: 5000 },
   };

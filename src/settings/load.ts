@@ -36,8 +36,11 @@ async function readNodeConfig(): Promise<Plain> {
   try {
     ({ default: config } = await import('config'));
   } catch (error) {
-    // node-config throws on unreadable YAML or NODE_CONFIG that is not JSON: keep it to one line.
-    throw new ConfigError(`config: ${(error as Error).message.split('\n')[0]}`);
+    // node-config throws on unreadable YAML, NODE_CONFIG that is not JSON, or an environment variable of the wrong
+    // shape: one line, naming the variable in our words rather than node-config's parser internals.
+    const first = (error as Error).message.split('\n')[0]!;
+    const variable = /__format parser error in (\w+)/.exec(first)?.[1];
+    throw new ConfigError(variable ? `config: ${variable}=${JSON.stringify(process.env[variable] ?? '')} is not a valid value (expected JSON, e.g. a number or true/false)` : `config: ${first}`);
   }
   return config.util.toObject() as Plain;
 }

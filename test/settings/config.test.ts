@@ -1,4 +1,5 @@
 /** Configuration: node-config merge, env overrides, NODE_CONFIG, and one-line errors naming the key. */
+import { readFileSync } from 'node:fs';
 import { loadSettings, ConfigError } from '../../src/settings/load.js';
 import { validateSettings } from '../../src/settings/validate.js';
 import { runIdp, lastLine } from '../helpers/cli.js';
@@ -49,6 +50,16 @@ describe('configuration from the environment (real process)', () => {
     const base = await runIdp(['migrate'], { BASE_URL: 'ftp://nope' });
     expect(base.code).toBe(1);
     expect(lastLine(base.stderr)).toMatch(/^config: issuer.base_url must match/);
+    // Not a number at all: one line naming the variable, not node-config's parser internals.
+    const word = await runIdp(['migrate'], { PORT: 'abc' });
+    expect(word.code).toBe(1);
+    expect(word.stderr.trim()).toBe('config: PORT="abc" is not a valid value (expected JSON, e.g. a number or true/false)');
+  });
+
+  test('idp --version prints the package version', async () => {
+    const result = await runIdp(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
   });
 
   test('production refuses to run without a secret key', async () => {
