@@ -1,17 +1,19 @@
 /**
- * Delivers one webhook (spec §6.1): POST the stored body, signed with the app's secret, with the event id
- * that stays the same on every attempt. 2xx = delivered; 5xx, 429, timeouts and connection errors are
- * retried by BullMQ (backoff from config); any other status fails at once. Every attempt is logged.
+ * Delivers one webhook (spec §6.1): POST the stored body with the event id that stays the same on every
+ * attempt, signed afresh per attempt (jobs/sign-webhook.ts: X-Service-Signature and Standard Webhooks).
+ * 2xx = delivered; 5xx, 429, timeouts and connection errors are retried by BullMQ (the receiver's
+ * Retry-After, or the backoff from config); any other status fails at once. A 410 Gone also disables the
+ * receiver until an operator enables it again (`idp webhooks enable`). Every attempt is logged.
  */
-import { createHmac } from 'node:crypto';
 import type { Job } from 'bullmq';
 import type { Settings } from '../src/settings/schema.js';
 import type { Store } from '../src/store/contract.js';
 import type { DeliveryJob } from '../src/queue/queues.js';
 import { postWithTimeout } from './http-attempt.js';
 import { abandonDelivery, positionOf, settleAttempt } from './settle-attempt.js';
+import { activeSecrets, webhookHeaders } from './sign-webhook.js';
 
-export const signBody = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export const GONE_REASON = 'the receiver answered 410 Gone';
 
 export function webhookProcessor(store: Store, settings: Settings) {
   const apps = new Map(settings.applications.map((app) => [app.slug, app]));
@@ -23,18 +25,19 @@ export function webhookProcessor(store: Store, settings: Settings) {
     const webhook = apps.get(delivery.app)?.webhook;
     const position = positionOf(delivery.attempts, job);
     if (!event || !webhook?.secret) return abandonDelivery(store, delivery.id, position.attempt, 'the application has no webhook configured any more');
+    const disabled = await store.events.disabledEndpoint(delivery.app);
+    if (disabled?.url === delivery.target) {
+      return abandonDelivery(store, delivery.id, position.attempt, `the receiver is disabled (${disabled.reason}); enable it with idp webhooks enable ${delivery.app}`);
+    }
 
     const result = await postWithTimeout(delivery.target, {
       body: event.body,
-      headers: {
-        'Content-Type': 'application/json',
-        'X-Service-Signature': signBody(webhook.secret, event.body),
-        'X-Service-Event-Id': event.id,
-        'User-Agent': 'identity-service-webhooks',
-      },
+      headers: webhookHeaders(activeSecrets(webhook), event),
       timeoutMs: settings.webhooks.timeout_seconds * 1000,
       allowInsecureLoopback: settings.webhooks.allow_insecure_loopback,
+      retryAfterMaxSeconds: settings.webhooks.retry_after_max_seconds,
     });
+    if (result.status === 410) await store.events.disableEndpoint(delivery.app, delivery.target, GONE_REASON);
     await settleAttempt(store, delivery.id, position, result);
   };
 }

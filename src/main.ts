@@ -11,6 +11,7 @@ import { configCommands } from './cli/config.js';
 import { deliveryCommands } from './cli/deliveries.js';
 import { directoryCommands } from './cli/directory.js';
 import { keyCommands } from './cli/keys.js';
+import { webhookCommands } from './cli/webhooks.js';
 import { withRuntime, print } from './cli/context.js';
 
 /** package.json's version: beside src/ when run from source, two levels up when built into dist/src/. */
@@ -51,6 +52,7 @@ configCommands(program);
 deliveryCommands(program);
 directoryCommands(program);
 keyCommands(program);
+webhookCommands(program);
 
 function explain(error: unknown): string {
   if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusy) return error.message;

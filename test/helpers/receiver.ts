@@ -4,8 +4,11 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
 export interface Received { headers: IncomingHttpHeaders; raw: Buffer; at: number }
-/** Returns the status to answer, or 'hang' to never answer (a receiver that times out or dies mid-request). */
-export type Responder = (request: Received, index: number) => number | 'hang';
+/**
+ * Returns the status to answer (with headers, e.g. Retry-After), or 'hang' to never answer (a receiver that
+ * times out or dies mid-request).
+ */
+export type Responder = (request: Received, index: number) => number | { status: number; headers: Record<string, string> } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -44,7 +47,8 @@ export async function startReceiver(respond: Responder = () => 200): Promise<Rec
       receiver.received.push(entry);
       const answer = receiver.respond(entry, receiver.received.length - 1);
       if (answer === 'hang') return void hanging.push(response);
-      response.writeHead(answer, { 'Content-Type': 'text/plain' }).end('ok');
+      const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+      response.writeHead(status, { 'Content-Type': 'text/plain', ...headers }).end('ok');
     });
   });
   server.listen(0, '127.0.0.1');

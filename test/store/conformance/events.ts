@@ -321,5 +321,24 @@ export function runEventsConformance(open: Open, backend: Backend): void {
         expect([...times].sort((x, y) => y - x)).toEqual(times);
       });
     });
+
+    describe('webhook receivers', () => {
+      test('disableEndpoint holds the first reason for the same URL; a new URL replaces it; enableEndpoint clears it once', async () => {
+        expect(await store.events.disabledEndpoint('gone-app')).toBeUndefined();
+        await store.events.disableEndpoint('gone-app', 'https://a.example/hook', 'answered 410 Gone');
+        const first = (await store.events.disabledEndpoint('gone-app'))!;
+        expect(first).toMatchObject({ app: 'gone-app', url: 'https://a.example/hook', reason: 'answered 410 Gone' });
+        await sleep(10);
+        await store.events.disableEndpoint('gone-app', 'https://a.example/hook', 'a second 410');
+        expect(await store.events.disabledEndpoint('gone-app')).toEqual(first);
+        await store.events.disableEndpoint('gone-app', 'https://b.example/hook', 'the new URL answered 410');
+        expect(await store.events.disabledEndpoint('gone-app')).toMatchObject({ url: 'https://b.example/hook', reason: 'the new URL answered 410' });
+        await store.events.disableEndpoint('other-app', 'https://c.example/hook', 'answered 410 Gone');
+        expect((await store.events.disabledEndpoints()).map((row) => row.app).filter((app) => app.endsWith('-app'))).toEqual(['gone-app', 'other-app']);
+        expect(await store.events.enableEndpoint('gone-app')).toBe(true);
+        expect(await store.events.enableEndpoint('gone-app')).toBe(false);
+        expect(await store.events.disabledEndpoint('gone-app')).toBeUndefined();
+      });
+    });
   });
 }
