@@ -42,6 +42,6 @@ export function backchannelProcessor(store: Store, settings: Settings, sign: Sig
       timeoutMs: settings.webhooks.timeout_seconds * 1000,
       allowInsecureLoopback: settings.webhooks.allow_insecure_loopback,
     });
-    await settleAttempt(store, delivery.id, position, result);
+    await settleAttempt(store, delivery, position, result);
   };
 }

@@ -38,6 +38,6 @@ export function webhookProcessor(store: Store, settings: Settings) {
       retryAfterMaxSeconds: settings.webhooks.retry_after_max_seconds,
     });
     if (result.status === 410) await store.events.disableEndpoint(delivery.app, delivery.target, GONE_REASON);
-    await settleAttempt(store, delivery.id, position, result);
+    await settleAttempt(store, delivery, position, result);
   };
 }

@@ -19,6 +19,8 @@ export interface Workers {
   enqueue: (delivery: { id: string; kind: string }) => Promise<void>;
   /** Readiness: resolves while Redis answers. */
   ping(): Promise<void>;
+  /** Jobs in the delivery queue by state (metrics). */
+  jobCounts(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export function startWorkers(store: Store, settings: Settings, logger: Logger, s
     ping: async () => {
       await producer.ping();
     },
+    jobCounts: () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
     async close() {
       await relay.stop();
       await worker.close();

@@ -21,6 +21,9 @@ import { renderErrors } from './render-errors.js';
 import { serveStatic } from './pages/serve-static.js';
 import { serveAvatar } from './pages/serve-avatar.js';
 import { landingRouter } from './pages/landing.js';
+import { assignRequestId } from './observability/request-id.js';
+import { measureRequests } from './observability/measure-requests.js';
+import { metricsRoute } from './observability/serve-metrics.js';
 
 export interface AppParts {
   settings: Settings;
@@ -45,10 +48,13 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
   pinOrigin(app, settings.issuer.base_url);
   const healthChecks = [{ name: 'database', check: () => store.ping() }, ...readiness];
   const health = healthRouter(healthChecks);
+  app.use(assignRequestId());
   app.use(logRequests(logger.child({ component: 'http' })));
+  app.use(measureRequests());
   app.use(securityHeaders(settings.issuer.base_url));
   app.use(renderErrors(logger.child({ component: 'http' })));
   app.use(health.routes());
+  app.use(metricsRoute(settings));
   app.use(landingRouter(settings, healthChecks).routes());
   app.use(apiMiddleware(store, settings, limits, enqueue));
   app.use(serveStatic());

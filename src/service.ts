@@ -27,6 +27,8 @@ import type { ProviderSet } from './oidc/providers.js';
 import { logoutTokenSigner } from './oidc/logout-token.js';
 import { workerLogoutSigner } from './oidc/worker-signer.js';
 import { createApp, listen, urlOf } from './server.js';
+import { watchService } from './observability/metrics.js';
+import { startMetricsServer } from './observability/serve-metrics.js';
 import { startWorkers, type Workers } from '../jobs/worker.js';
 
 export interface ServiceOptions {
@@ -128,6 +130,16 @@ export async function startService(settings: Settings, options: ServiceOptions =
       listening.closeAllConnections();
     }));
     closers.push(startSweeping(store, logger.child({ component: 'sweeper' })));
+    closers.push(watchService({
+      outbox: async () => {
+        const { pending, oldest } = await store.events.backlog();
+        return { pending, oldestAgeSeconds: oldest ? (Date.now() - oldest.getTime()) / 1000 : 0 };
+      },
+      queues: background && (() => background.jobCounts()),
+      pool: runtime?.database.poolUsage,
+    }));
+    const metricsServer = await startMetricsServer(settings);
+    if (metricsServer) closers.push(() => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
 
     return {
       url: urlOf(server), settings, store, logger, engine: runtime?.database.engine, providers: oidc.providers, limits: infrastructure.limits, workers,

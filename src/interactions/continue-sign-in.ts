@@ -7,6 +7,7 @@ import type { InteractionResults } from 'oidc-provider';
 import type { UserRow } from '../store/contract.js';
 import { mayUseApplication } from '../domain/applications.js';
 import { recordSignIn } from '../domain/users.js';
+import { signIns } from '../observability/metrics.js';
 import { hasTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEnrolPage, renderMfaPage } from './pages.js';
@@ -31,10 +32,13 @@ export async function showEnrolment(ctx: InteractionContext, deps: SignInDeps, u
 
 export async function completeSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[]) {
   const { app } = ctx.state.interaction.entry;
+  const method = amr.join('+');
   if (!(await mayUseApplication(deps.store, app, user))) {
+    signIns.inc({ outcome: 'denied', method });
     return finishInteraction(ctx, { error: 'access_denied', error_description: 'you are not allowed to use this application' });
   }
   await recordSignIn(deps.store, user.id);
+  signIns.inc({ outcome: 'success', method });
   return finishInteraction(ctx, { login: { accountId: user.uuid, amr, remember: true } });
 }
 

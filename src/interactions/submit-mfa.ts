@@ -9,6 +9,7 @@ import { countAttempt } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
 import { renderMfaPage } from './pages.js';
 import { completeSignIn } from './continue-sign-in.js';
+import { signIns } from '../observability/metrics.js';
 
 export const WRONG_CODE = 'That code is not right. Check your authenticator app and try again.';
 export const USED_CODE = 'That code has already been used. Wait for the next one.';
@@ -24,10 +25,16 @@ export function submitMfa(deps: SignInDeps) {
     const key = deps.settings.secrets.key;
     if (/^\d{6}$/.test(code)) {
       const outcome = await verifyTotp(deps.store, user.id, code, key);
-      if (outcome !== 'ok') return renderMfaPage(ctx, token, outcome === 'replayed' ? USED_CODE : WRONG_CODE, 400);
+      if (outcome !== 'ok') {
+        signIns.inc({ outcome: 'failure', method: 'otp' });
+        return renderMfaPage(ctx, token, outcome === 'replayed' ? USED_CODE : WRONG_CODE, 400);
+      }
       return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp']);
     }
-    if (!(await useRecoveryCode(deps.store, user.id, code, key))) return renderMfaPage(ctx, token, WRONG_CODE, 400);
+    if (!(await useRecoveryCode(deps.store, user.id, code, key))) {
+      signIns.inc({ outcome: 'failure', method: 'recovery_code' });
+      return renderMfaPage(ctx, token, WRONG_CODE, 400);
+    }
     // A recovery code stands in for the one-time code: the same amr, ["pwd", "otp"] (docs/integrating.md).
     return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp']);
   };

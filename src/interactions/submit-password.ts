@@ -9,6 +9,7 @@ import type { InteractionContext, SignInDeps } from './state.js';
 import { renderPasswordPage } from './pages.js';
 import { countAttempt } from './count-attempt.js';
 import { continueSignIn } from './continue-sign-in.js';
+import { signIns } from '../observability/metrics.js';
 
 export const SIGN_IN_FAILED = 'Incorrect e-mail or password.';
 
@@ -22,7 +23,10 @@ export function submitPassword(deps: SignInDeps) {
     if (limited.refused) return renderPasswordPage(ctx, email, limited.refused, 429);
 
     const user = await checkCredentials(deps.store, email, password, deps.settings.passwords.bcrypt_cost);
-    if (!user) return renderPasswordPage(ctx, email, SIGN_IN_FAILED, 400);
+    if (!user) {
+      signIns.inc({ outcome: 'failure', method: 'pwd' });
+      return renderPasswordPage(ctx, email, SIGN_IN_FAILED, 400);
+    }
     await Promise.all([deps.services.limits.reset('account', fromHere), deps.services.limits.reset('account_total', email)]);
     return continueSignIn(ctx, deps, user, ['pwd']);
   };

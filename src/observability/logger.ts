@@ -3,6 +3,7 @@
  * time; mail lines the user id); the redaction below is the second line of defence for fields named like one.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { requestContext } from './request-id.js';
 
 export type { Logger } from 'pino';
 
@@ -15,6 +16,11 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   const options = {
     level,
     base: undefined,
+    // Every line written while a request runs names it (src/observability/request-id.ts).
+    mixin: () => {
+      const requestId = requestContext.getStore()?.requestId;
+      return requestId ? { request_id: requestId } : {};
+    },
     redact: { paths: SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.headers.${field}`]), censor: '[redacted]' },
   };
   return destination ? pino(options, destination) : pino(options);

@@ -6,6 +6,7 @@ import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { ApplicationSettings } from '../settings/schema.js';
 import { providerConfiguration, type ProviderParts } from './provider-config.js';
+import { tokensIssued } from '../observability/metrics.js';
 import { recordEndedSessions, replaceBackchannelSender } from './logout.js';
 
 export interface AppProvider {
@@ -48,6 +49,9 @@ export function createProviders(parts: ProviderParts & { logger: Logger }): Prov
     provider.use(advertiseSharedEndpoints(settings.issuer.base_url) as never);
     provider.use(recordEndedSessions(parts.store, logger) as never);
     replaceBackchannelSender(provider);
+    provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+      tokensIssued.inc({ grant_type: String(ctx.oidc.params?.grant_type ?? 'unknown') });
+    });
     provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
       logger.error({ err: error, app: app.slug, route: ctx.oidc?.route }, 'OIDC request failed');
     });

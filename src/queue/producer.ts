@@ -5,6 +5,8 @@ import { deliveriesQueue, enqueueAgain, redisConnection } from './queues.js';
 export interface Producer {
   enqueue: (delivery: { id: string; kind: string }) => Promise<void>;
   ping(): Promise<void>;
+  /** Jobs in the delivery queue by state (metrics). */
+  jobCounts(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -18,6 +20,7 @@ export function startProducer(settings: Settings): Producer {
     ping: async () => {
       await connection.ping();
     },
+    jobCounts: () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
     async close() {
       await queue.close();
       connection.disconnect();

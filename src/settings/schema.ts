@@ -19,7 +19,7 @@ const section = <P extends Record<string, JSONSchema>>(description: string, prop
 export const settingsSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'api', 'tokens', 'passwords', 'webhooks', 'worker', 'mail', 'rate_limits', 'applications'],
+  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'metrics', 'api', 'tokens', 'passwords', 'webhooks', 'worker', 'mail', 'rate_limits', 'applications'],
   properties: {
     issuer: section('Public identity of the service.', {
       base_url: {
@@ -63,6 +63,11 @@ export const settingsSchema = {
     }),
     log: section('Logging (pino, JSON lines on stdout).', {
       level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'Minimum level.' },
+    }),
+    metrics: section('Prometheus metrics at /metrics (docs/operating.md).', {
+      enabled: { type: 'boolean', description: 'Serve /metrics at all.' },
+      token: { type: 'string', pattern: '^$|^.{16,}$', description: 'When set (at least 16 characters), /metrics needs `Authorization: Bearer <token>`. When empty, the main listener serves /metrics to loopback callers only (and not at all with server.trust_proxy).' },
+      port: int(0, 'When not 0, /metrics is served on its own listener at server.host:port (for a scraper on a private network) and not on the main one; the token still applies when set.', 65535),
     }),
     api: section('Provisioning API.', {
       max_body_bytes: int(1024, 'Largest accepted JSON body; larger requests get 413.'),

@@ -14,6 +14,8 @@ export type Engine = 'pglite' | 'postgres';
 export interface Database {
   db: Kysely<Tables>;
   engine: Engine;
+  /** PostgreSQL pool usage (metrics); undefined for the embedded database. */
+  poolUsage?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -33,7 +35,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     pool.on('error', () => {}); // an idle client dropped by the server; the next query reconnects
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: reportUnavailable(pool) }) });
-    return { db, engine: 'postgres', close: () => db.destroy() };
+    return {
+      db, engine: 'postgres', close: () => db.destroy(),
+      poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    };
   }
   if (options.dataDir) mkdirSync(path.dirname(path.resolve(options.dataDir)), { recursive: true });
   const lite = await PGlite.create({

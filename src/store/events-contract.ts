@@ -55,6 +55,8 @@ export interface EventsRepository {
   reopenDelivery(id: string): Promise<DeliveryRow | undefined>;
   /** Undoes a reopen whose enqueue failed. */
   restoreDelivery(id: string, status: DeliveryStatus): Promise<void>;
+  /** Events not yet dispatched to the queue, and the creation time of the oldest (null when none). */
+  backlog(): Promise<{ pending: number; oldest: Date | null }>;
   /** Stops webhooks to this app's receiver at `url`; a second disable keeps the first time and reason. */
   disableEndpoint(app: string, url: string, reason: string): Promise<void>;
   /** The app's disabled receiver, undefined while enabled. */

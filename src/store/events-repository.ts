@@ -90,6 +90,12 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
     reopenDelivery: (id) =>
       db.updateTable('deliveries').set({ status: 'pending', updated_at: sql`now()` }).where('id', '=', id).returningAll().executeTakeFirst(),
 
+    async backlog() {
+      const row = await db.selectFrom('outbox').where('dispatched_at', 'is', null)
+        .select((eb) => [eb.fn.countAll<string>().as('pending'), eb.fn.min('created_at').as('oldest')]).executeTakeFirstOrThrow();
+      return { pending: Number(row.pending), oldest: row.oldest ? new Date(row.oldest as Date) : null };
+    },
+
     async disableEndpoint(app, url, reason) {
       await db.insertInto('webhook_endpoints').values({ app, url, reason })
         .onConflict((oc) => oc.column('app').doUpdateSet({ url, reason, disabled_at: sql`now()` }).where('webhook_endpoints.url', '<>', url))

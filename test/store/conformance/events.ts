@@ -50,6 +50,17 @@ export function runEventsConformance(open: Open, backend: Backend): void {
     describe('outbox', () => {
       beforeEach(emptyOutbox);
 
+      test('backlog counts undispatched events and dates the oldest; dispatched ones leave it', async () => {
+        expect(await store.events.backlog()).toEqual({ pending: 0, oldest: null });
+        const before = Date.now();
+        const appended = await appendEvents(2);
+        const { pending, oldest } = await store.events.backlog();
+        expect(pending).toBe(2);
+        expect(Math.abs(oldest!.getTime() - before)).toBeLessThan(60_000);
+        await store.events.markDispatched(appended, new Date());
+        expect(await store.events.backlog()).toEqual({ pending: 0, oldest: null });
+      });
+
       test('append stores the event as given; find reads it back; unknown ids find nothing', async () => {
         const event = newEvent({ user_uuid: randomUUID(), user_groups: ['staff', 'ops'], group_name: 'staff', body: '{"exact":  "bytes"}' });
         await store.events.append(event);
