@@ -77,3 +77,15 @@ export function urlOf(server: Server): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return `http://${host}:${address.port}`;
 }
+
+/** Stops accepting connections, lets requests in flight finish (at most `graceMs`), then closes what is left. */
+export function stopListening(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearTimeout(deadline);
+      resolve();
+    });
+    server.closeIdleConnections(); // keep-alive connections with no request: nothing to wait for
+  });
+}

@@ -26,7 +26,7 @@ import { prepareOidc } from './oidc/setup.js';
 import type { ProviderSet } from './oidc/providers.js';
 import { logoutTokenSigner } from './oidc/logout-token.js';
 import { workerLogoutSigner } from './oidc/worker-signer.js';
-import { createApp, listen, urlOf } from './server.js';
+import { createApp, listen, stopListening, urlOf } from './server.js';
 import { watchService } from './observability/metrics.js';
 import { startMetricsServer } from './observability/serve-metrics.js';
 import { startWorkers, type Workers } from '../jobs/worker.js';
@@ -125,10 +125,7 @@ export async function startService(settings: Settings, options: ServiceOptions =
     if (server) server.on('request', app.callback());
     else server = await listen(app, settings.server.host, settings.server.port);
     const listening = server;
-    closers.push(() => new Promise<void>((resolve) => {
-      listening.close(() => resolve());
-      listening.closeAllConnections();
-    }));
+    closers.push(() => stopListening(listening, settings.server.shutdown_grace_seconds * 1000));
     closers.push(startSweeping(store, logger.child({ component: 'sweeper' })));
     closers.push(watchService({
       outbox: async () => {

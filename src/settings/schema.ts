@@ -33,6 +33,7 @@ export const settingsSchema = {
       port: int(0, 'TCP port (0 = any free port).', 65535),
       trust_proxy: { type: 'boolean', description: 'Behind a reverse proxy: take the client address (rate limits, logs) from X-Forwarded-For. URLs always come from issuer.base_url.' },
       proxy_hops: int(1, 'With trust_proxy: how many proxies append to X-Forwarded-For. The client address is the entry that many from the right; entries further left are the client\'s own and never trusted.', 10),
+      shutdown_grace_seconds: int(0, 'On SIGTERM/SIGINT: new connections are refused at once; requests in flight get this long to finish before their connections are closed.', 300),
     }),
     database: section('System of record.', {
       url: {

@@ -1,0 +1,44 @@
+/**
+ * Graceful shutdown of a real `idp serve` process: on SIGTERM it refuses new connections, lets a request in flight
+ * finish (its body still arriving), and exits 0.
+ */
+import http from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServe } from '../helpers/cli.js';
+
+const TOKEN = 'shutdown-test-token-0123456789abcdef';
+
+test('SIGTERM: the request in flight completes, new connections are refused, exit code 0', async () => {
+  const serve = await startServe({
+    IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-shutdown-')),
+    IDP_BOOTSTRAP_TOKEN: TOKEN,
+    NODE_CONFIG: JSON.stringify({ secrets: { key: 'k'.repeat(64) }, server: { shutdown_grace_seconds: 20 }, worker: { embedded: false } }),
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    LOG_LEVEL: 'info',
+  });
+  const { hostname, port } = new URL(serve.url);
+  // A POST whose body arrives in two parts: the server is in the middle of it when the signal comes.
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const request = http.request({ host: hostname, port, method: 'POST', path: '/api/v3/core/groups/', headers: {
+      Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked',
+    } }, (response) => {
+      let body = '';
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body }));
+    });
+    request.on('error', reject);
+    request.write('{"name": ');
+    setTimeout(() => request.end('"in flight"}'), 1500);
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const exited = serve.stop(); // SIGTERM
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await expect(fetch(`${serve.url}/-/health/live/`)).rejects.toThrow(); // no new connections
+  const { status, body } = await answer;
+  expect(status).toBe(201);
+  expect(JSON.parse(body)).toMatchObject({ name: 'in flight' });
+  expect(await exited).toBe(0);
+  expect(serve.output()).toContain('shutting down');
+}, 90_000);
