@@ -1,7 +1,7 @@
 /**
  * The provisioning API at /api/v3/core and the delivery log at /api/v3/events. Everything under /api/ runs one
- * pipeline — JSON answers for unknown paths and methods, bearer auth, a per-token rate limit, JSON body
- * parsing, routes; errors are rendered in the API's shape by src/render-errors.ts.
+ * pipeline — JSON answers for unknown paths and methods, the OpenAPI document (no token), bearer auth, a
+ * per-token rate limit, JSON body parsing, routes; errors are rendered in the API's shape by src/render-errors.ts.
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -17,16 +17,27 @@ import { deliveryRoutes } from './deliveries.js';
 import type { Enqueue } from '../domain/deliveries.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { limitRequests } from './limit-requests.js';
+import { schemaRouter } from './serve-schema.js';
 
-export function apiMiddleware(store: Store, settings: Settings, limits: RateLimits, enqueue?: Enqueue): Middleware {
+/** The routers behind the token (exported so a test can compare their routes with the OpenAPI document). */
+export function apiRouters(store: Store, settings: Settings, enqueue?: Enqueue): { core: Router; events: Router } {
   const core = new Router({ prefix: '/api/v3/core' });
   userRoutes(core, store, settings);
   groupRoutes(core, store, settings);
   const events = new Router({ prefix: '/api/v3/events' });
   deliveryRoutes(events, store, settings, enqueue);
+  return { core, events };
+}
+
+export function apiMiddleware(store: Store, settings: Settings, limits: RateLimits, enqueue?: Enqueue): Middleware {
+  const { core, events } = apiRouters(store, settings, enqueue);
+  const schema = schemaRouter(settings.issuer.base_url);
 
   const pipeline: Middleware = compose<any>([
     answerUnmatched,
+    // Before authenticate: the document needs no token. Its other methods fall through (401 without a token, else 405).
+    schema.routes(),
+    schema.allowedMethods(),
     authenticate(store),
     limitRequests(limits),
     parseJsonBody(settings.api.max_body_bytes),
