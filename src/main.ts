@@ -12,6 +12,7 @@ import { deliveryCommands } from './cli/deliveries.js';
 import { directoryCommands } from './cli/directory.js';
 import { keyCommands } from './cli/keys.js';
 import { webhookCommands } from './cli/webhooks.js';
+import { doctorCommands } from './cli/doctor.js';
 import { withRuntime, print } from './cli/context.js';
 
 /** package.json's version: beside src/ when run from source, two levels up when built into dist/src/. */
@@ -53,6 +54,7 @@ deliveryCommands(program);
 directoryCommands(program);
 keyCommands(program);
 webhookCommands(program);
+doctorCommands(program);
 
 function explain(error: unknown): string {
   if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusy) return error.message;

@@ -6,7 +6,8 @@ import * as events from './migrations/0003_events.js';
 import * as credentials from './migrations/0004_credentials.js';
 import * as webhookEndpoints from './migrations/0005_webhook_endpoints.js';
 
-const migrations: Record<string, Migration> = {
+/** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
+export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_oidc': oidc,
   '0003_events': events,
