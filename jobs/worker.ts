@@ -24,7 +24,10 @@ export interface Workers {
   close(): Promise<void>;
 }
 
-/** `signLogoutToken` (from src/oidc: the web layer owns the engine and its keys) enables backchannel logout jobs. */
+/**
+ * `signLogoutToken` (from src/oidc: the web layer owns the engine and its keys) enables backchannel logout jobs.
+ * `logger` is the process's: each part names itself as its `component` (a child of a child would repeat the key).
+ */
 export function startWorkers(store: Store, settings: Settings, logger: Logger, signLogoutToken?: SignLogoutToken): Workers {
   const processors: Record<string, Processor> = {
     webhook: webhookProcessor(store, settings),
@@ -52,7 +55,7 @@ export function startWorkers(store: Store, settings: Settings, logger: Logger, s
     deliveries.on('error', () => {});
     deliveries.on('failed', (job, error) => {
       const final = job && job.attemptsMade >= (job.opts.attempts ?? 1);
-      logger.warn({ job: job?.name, deliveryId: job?.data.deliveryId, attempt: job?.attemptsMade, final, reason: error.message }, 'delivery attempt failed');
+      logger.warn({ component: 'worker', job: job?.name, deliveryId: job?.data.deliveryId, attempt: job?.attemptsMade, final, reason: error.message }, 'delivery attempt failed');
     });
     return deliveries;
   }, (settings.webhooks.timeout_seconds + 5) * 1000); // in-flight attempts end within their HTTP timeout

@@ -109,7 +109,7 @@ export async function startService(settings: Settings, options: ServiceOptions =
 
     // Embedded (the laptop default): this process also relays the outbox and delivers. Otherwise `idp worker` does.
     const embedded = options.workers ?? settings.worker.embedded;
-    const workers = embedded ? startWorkers(store, settings, logger.child({ component: 'worker' }), logoutTokenSigner(oidc.providers)) : undefined;
+    const workers = embedded ? startWorkers(store, settings, logger, logoutTokenSigner(oidc.providers)) : undefined;
     const producer = !workers && redis ? startProducer(settings) : undefined;
     const background = workers ?? producer;
     if (background) closers.push(() => background.close());
@@ -157,7 +157,7 @@ export async function startWorkerService(settings: Settings, options: { logger?:
   const logger = options.logger ?? createLogger(settings.log.level);
   const runtime = await openRuntime(settings);
   const sign = workerLogoutSigner(settings, runtime.store, logger.child({ component: 'oidc' }));
-  const workers = startWorkers(runtime.store, settings, logger.child({ component: 'worker' }), sign);
+  const workers = startWorkers(runtime.store, settings, logger, sign);
   return {
     engine: runtime.database.engine,
     async close() {

@@ -17,20 +17,23 @@ export async function serve(options: { port?: string; host?: string }): Promise<
   const bootstrap = await ensureBootstrapToken(service.store, settings.bootstrap.token);
 
   logger.info({ url: service.url, database: service.engine }, 'identity service listening');
-  print(`Identity service listening on ${service.url} (public URL ${settings.issuer.base_url}, database: ${service.engine})`);
+  // In production stdout carries the JSON log only: the lines for people go to stderr there.
+  const say = process.env.NODE_ENV === 'production' ? (line = '') => void process.stderr.write(`${line}\n`) : print;
+  say(`Identity service listening on ${service.url} (public URL ${settings.issuer.base_url}, database: ${service.engine})`);
   if (!settings.mail.smtp_url) {
     // Newcomers need the password-setup codes; production needs to know mail is not going out.
     logger.warn({ dir: `${settings.data_dir}/mail` }, 'mail.smtp_url is empty: mail is written to files, not sent');
-    print(`Mail: no SMTP configured (SMTP_URL); messages are written to ${settings.data_dir}/mail/`);
+    say(`Mail: no SMTP configured (SMTP_URL); messages are written to ${settings.data_dir}/mail/`);
   }
   if (bootstrap.created && bootstrap.generated) {
-    print('');
-    print('First start: an API token with every scope was created. It is shown only this once:');
-    print(`  ${bootstrap.token}`);
-    print(`  curl -H "Authorization: Bearer ${bootstrap.token}" ${settings.issuer.base_url}/api/v3/core/users/`);
-    print('');
+    say('');
+    say('First start: an API token with every scope was created. It is shown only this once:');
+    say(`  ${bootstrap.token}`);
+    say(`  curl -H "Authorization: Bearer ${bootstrap.token}" ${service.url}/api/v3/core/users/`);
+    say('  (a lost token cannot be shown again: mint another with `idp tokens create --scope ...`)');
+    say('');
   } else if (bootstrap.created) {
-    print('First start: IDP_BOOTSTRAP_TOKEN is now an API token with every scope.');
+    say('First start: IDP_BOOTSTRAP_TOKEN is now an API token with every scope.');
   }
 
   let stopping = false;

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createPostgresDatabase } from '../helpers/database.js';
-import { runIdp, lastLine, startServe } from '../helpers/cli.js';
+import { runIdp, lastLine, startIdp, startServe } from '../helpers/cli.js';
 
 const tokenIn = (output: string) => /\b(idp_[A-Za-z0-9_-]{43})\b/.exec(output)?.[1];
 
@@ -53,6 +53,39 @@ describe('idp serve', () => {
       expect(ready.status).toBe(200);
     } finally {
       await serve.stop();
+      await pg.drop();
+    }
+  }, 120_000);
+
+  withPostgres('production: stdout is JSON lines only, each key once; the lines for people (with the listening URL) go to stderr', async () => {
+    const pg = await createPostgresDatabase();
+    const child = startIdp(['serve', '--port', '0'], {
+      NODE_ENV: 'production', DATABASE_URL: pg.url, SECRET_KEY: 'k'.repeat(64), HOST: '127.0.0.1', LOG_LEVEL: 'info',
+      IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-prod-')),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/curl .*\/api\/v3\/core\/users\//.test(stderr) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      const url = /listening on (http:\/\/[^\s]+)/.exec(stderr)![1]!;
+      expect(stderr).toContain(`${url}/api/v3/core/users/`); // the printed curl names the address it listens on
+      expect(tokenIn(stderr)).toBeDefined();
+      expect(tokenIn(stdout)).toBeUndefined();
+      await fetch(`${url}/-/health/live/`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const lines = stdout.trim().split('\n');
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines) {
+        expect(() => JSON.parse(line)).not.toThrow();
+        for (const key of Object.keys(JSON.parse(line))) expect({ line, count: line.split(`"${key}":`).length - 1 }).toEqual({ line, count: 1 });
+      }
+    } finally {
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
       await pg.drop();
     }
   }, 120_000);
