@@ -12,6 +12,7 @@ import { deliveryCommands } from './cli/deliveries.js';
 import { directoryCommands } from './cli/directory.js';
 import { keyCommands } from './cli/keys.js';
 import { webhookCommands } from './cli/webhooks.js';
+import { auditCommands } from './cli/audit.js';
 import { doctorCommands } from './cli/doctor.js';
 import { withRuntime, print } from './cli/context.js';
 
@@ -54,6 +55,7 @@ deliveryCommands(program);
 directoryCommands(program);
 keyCommands(program);
 webhookCommands(program);
+auditCommands(program);
 doctorCommands(program);
 
 function explain(error: unknown): string {

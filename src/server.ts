@@ -24,6 +24,7 @@ import { landingRouter } from './pages/landing.js';
 import { assignRequestId } from './observability/request-id.js';
 import { measureRequests } from './observability/measure-requests.js';
 import { metricsRoute } from './observability/serve-metrics.js';
+import { actAsCaller } from './observability/act-as-caller.js';
 
 export interface AppParts {
   settings: Settings;
@@ -49,6 +50,7 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
   const healthChecks = [{ name: 'database', check: () => store.ping() }, ...readiness];
   const health = healthRouter(healthChecks);
   app.use(assignRequestId());
+  app.use(actAsCaller());
   app.use(logRequests(logger.child({ component: 'http' })));
   app.use(measureRequests());
   app.use(securityHeaders(settings.issuer.base_url));

@@ -1,7 +1,8 @@
-/** Resolves `Authorization: Bearer <API token>` to a usable token, or answers 401. */
+/** Resolves `Authorization: Bearer <API token>` to a usable token (the acting party of the request), or answers 401. */
 import type { Context, Next } from 'koa';
 import type { Store } from '../store/contract.js';
 import { authenticateApiToken } from '../domain/api-tokens.js';
+import { actAs } from '../domain/audit.js';
 import { detail } from './errors.js';
 
 const challenge = { 'WWW-Authenticate': 'Bearer realm="api"' };
@@ -15,6 +16,7 @@ export function authenticate(store: Store) {
     const token = await authenticateApiToken(store, match[1]!);
     if (!token) throw detail(401, 'Invalid token.', challenge);
     ctx.state.apiToken = token;
-    await next();
+    // Every change this request makes is audited as this token's, from this address.
+    await actAs({ type: 'api_token', id: String(token.id), ip: ctx.ip, userAgent: ctx.get('User-Agent') || null }, next);
   };
 }

@@ -1,11 +1,12 @@
-/** The OpenAPI 3.1 document of /api/v3/core and /api/v3/events, built from the schemas the API validates with. */
+/** The OpenAPI 3.1 document of /api/v3/core, /api/v3/events and /api/v3/admin, built from the schemas the API validates with. */
 import type { ApiScope } from '../domain/api-tokens.js';
 import {
-  deliveryListQuery, groupCreate, groupListQuery, groupPatch, memberBody, setPasswordBody, userCreate, userListQuery, userPatch,
+  auditListQuery, deliveryListQuery, groupCreate, groupListQuery, groupPatch, memberBody, setPasswordBody, userCreate, userListQuery, userPatch,
 } from './schemas.js';
 import {
-  deliveryView, errorDetail, fieldErrors, groupView, paginatedList, pagination, recoveryLink, userPkSchema, userView, uuidSchema,
+  auditEventView, deliveryView, errorDetail, fieldErrors, groupView, paginatedList, pagination, recoveryLink, userPkSchema, userView, uuidSchema,
 } from './response-schemas.js';
+import { adminListQuery, apiTokenCreate, apiTokenView, newApiTokenView, signingKeyView } from './admin-schemas.js';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
 type Operation = Record<string, unknown>;
@@ -26,6 +27,14 @@ const schemas = {
   PaginatedUserList: paginatedList({ $ref: '#/components/schemas/User' }),
   PaginatedGroupList: paginatedList({ $ref: '#/components/schemas/Group' }),
   PaginatedDeliveryList: paginatedList({ $ref: '#/components/schemas/Delivery' }),
+  AuditEvent: auditEventView,
+  PaginatedAuditEventList: paginatedList({ $ref: '#/components/schemas/AuditEvent' }),
+  ApiToken: apiTokenView,
+  ApiTokenCreate: apiTokenCreate,
+  NewApiToken: newApiTokenView,
+  SigningKey: signingKeyView,
+  PaginatedApiTokenList: paginatedList({ $ref: '#/components/schemas/ApiToken' }),
+  PaginatedSigningKeyList: paginatedList({ $ref: '#/components/schemas/SigningKey' }),
   ErrorDetail: errorDetail,
   FieldErrors: fieldErrors,
 } as const;
@@ -62,6 +71,7 @@ const pathParams: Record<string, { schema: object; description: string }> = {
   user: { schema: userPkSchema, description: 'The user\'s pk.' },
   group: { schema: uuidSchema, description: 'The group\'s pk (a UUID).' },
   delivery: { schema: uuidSchema, description: 'The delivery\'s id.' },
+  token: { schema: uuidSchema, description: 'The API token\'s id (from the token list; never its secret).' },
 };
 
 interface Described {
@@ -95,7 +105,7 @@ export const schemaQuery = {
 
 const readOnlyNote = 'Read-only fields (pk, uuid, last_login for users; pk, users, users_count for groups) are accepted and ignored, so an object fetched with GET can be sent back.';
 
-/** Every operation the routers serve (users.ts, groups.ts, deliveries.ts, serve-schema.ts). */
+/** Every operation the routers serve (users.ts, groups.ts, deliveries.ts, audit.ts, admin-tokens.ts, admin-keys.ts, serve-schema.ts). */
 const operations: Described[] = [
   { method: 'get', path: '/core/users/', operationId: 'core_users_list', summary: 'List users, ordered by pk', scope: 'users:read', query: userListQuery, status: 200, returns: 'PaginatedUserList', list: true },
   { method: 'post', path: '/core/users/', operationId: 'core_users_create', summary: 'Create a user', description: readOnlyNote, scope: 'users:write', body: 'UserCreate', status: 201, returns: 'User' },
@@ -141,6 +151,29 @@ const operations: Described[] = [
     description: 'Reopens the delivery (status pending) for a fresh round of attempts. No body.', scope: 'events:write', param: 'delivery', status: 202, returns: 'Delivery',
     // Retry-After only when the queue is down, not when this process has no queue at all.
     extra: { 503: answer('The delivery queue cannot be reached (or this process has none); the delivery keeps its state.', ref('ErrorDetail'), retryAfter(false)) },
+  },
+  {
+    method: 'get', path: '/events/audit/', operationId: 'events_audit_list', summary: 'The audit trail, newest first',
+    description: 'Sign-ins, second factors, passwords, logouts, revoked tokens and every provisioning change, with who did it and from where. Kept audit.retention_days.',
+    scope: 'audit:read', query: auditListQuery, status: 200, returns: 'PaginatedAuditEventList', list: true,
+  },
+  {
+    method: 'get', path: '/admin/tokens/', operationId: 'admin_tokens_list', summary: 'List API tokens, oldest first (never their secrets)',
+    description: 'Revoked and expired tokens are listed too, with revoked_at and expires_at.', scope: 'admin', query: adminListQuery, status: 200, returns: 'PaginatedApiTokenList', list: true,
+  },
+  {
+    method: 'post', path: '/admin/tokens/', operationId: 'admin_tokens_create', summary: 'Create an API token; its secret is in this answer only',
+    description: 'Only the secret\'s SHA-256 is stored: a lost token cannot be shown again. An empty `scopes` answers 400.', scope: 'admin', body: 'ApiTokenCreate', status: 201, returns: 'NewApiToken',
+  },
+  {
+    method: 'delete', path: '/admin/tokens/{id}/', operationId: 'admin_tokens_destroy', summary: 'Revoke an API token at once',
+    description: 'A token already revoked or expired answers 404, like an unknown one.', scope: 'admin', param: 'token', status: 204,
+  },
+  { method: 'get', path: '/admin/keys/', operationId: 'admin_keys_list', summary: 'List ID-token signing keys, active first (never private material)', scope: 'admin', query: adminListQuery, status: 200, returns: 'PaginatedSigningKeyList', list: true },
+  {
+    method: 'post', path: '/admin/keys/rotate/', operationId: 'admin_keys_rotate_create', summary: 'Make a new signing key active; the previous one is retired but stays published',
+    description: 'The key is stored at once; running processes sign with it (and publish it in the JWKS) when they next load the stored keys (`keys.reload_seconds`), as after `idp keys rotate`. No body.',
+    scope: 'admin', status: 201, returns: 'SigningKey',
   },
   {
     method: 'get', path: '/schema/', operationId: 'schema_retrieve', summary: 'This document',
@@ -211,12 +244,13 @@ export function buildOpenApi(baseUrl: string): OpenApiDocument {
     info: {
       title: 'Identity service API',
       version: '3',
-      description: 'The provisioning API (/core) and the delivery log (/events). Under v3 fields and endpoints are only ever added.',
+      description: 'The provisioning API (/core), the delivery log (/events) and API tokens and signing keys (/admin). Under v3 fields and endpoints are only ever added.',
     },
     servers: [{ url: `${baseUrl.replace(/\/$/, '')}/api/v3` }],
     tags: [
       { name: 'core', description: 'Users and groups.' },
       { name: 'events', description: 'Deliveries of webhooks and back-channel logouts.' },
+      { name: 'admin', description: 'API tokens and signing keys (scope admin), as `idp tokens` and `idp keys`.' },
       { name: 'schema', description: 'This document.' },
     ],
     paths,

@@ -67,6 +67,28 @@ export const deliveryView = {
   },
 } as const;
 
+export const auditEventView = {
+  type: 'object',
+  required: ['id', 'at', 'action', 'actor', 'user', 'app', 'ip', 'user_agent', 'details'],
+  properties: {
+    id: { type: 'string', description: 'Increasing with time.' },
+    at: timestamp,
+    action: { type: 'string', description: 'e.g. sign_in.succeeded, sign_in.failed, user.updated, group.member_added, password.reset, mfa.enrolled, logout, token.revoked.' },
+    actor: {
+      type: 'object', required: ['type', 'id'],
+      properties: {
+        type: { type: 'string', enum: ['user', 'api_token', 'client', 'system', 'anonymous'] },
+        id: { type: ['string', 'null'], description: 'The user uuid, API token id or client_id.' },
+      },
+    },
+    user: { type: ['string', 'null'], description: 'The uuid of the user the event is about.' },
+    app: { type: ['string', 'null'], description: 'Application slug.' },
+    ip: { type: ['string', 'null'] },
+    user_agent: { type: ['string', 'null'] },
+    details: { type: 'object', description: 'What changed, by field name (never a value that is a secret).' },
+  },
+} as const;
+
 export const recoveryLink = {
   type: 'object',
   required: ['link'],

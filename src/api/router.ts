@@ -14,23 +14,26 @@ import { parseJsonBody } from './parse-json-body.js';
 import { answerUnmatched } from './answer-unmatched.js';
 import { userRoutes } from './users.js';
 import { deliveryRoutes } from './deliveries.js';
+import { auditRoutes } from './audit.js';
 import type { Enqueue } from '../domain/deliveries.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { limitRequests } from './limit-requests.js';
 import { schemaRouter } from './serve-schema.js';
+import { adminRouter } from './admin.js';
 
 /** The routers behind the token (exported so a test can compare their routes with the OpenAPI document). */
-export function apiRouters(store: Store, settings: Settings, enqueue?: Enqueue): { core: Router; events: Router } {
+export function apiRouters(store: Store, settings: Settings, enqueue?: Enqueue): { core: Router; events: Router; admin: Router } {
   const core = new Router({ prefix: '/api/v3/core' });
   userRoutes(core, store, settings);
   groupRoutes(core, store, settings);
   const events = new Router({ prefix: '/api/v3/events' });
   deliveryRoutes(events, store, settings, enqueue);
-  return { core, events };
+  auditRoutes(events, store, settings);
+  return { core, events, admin: adminRouter(store, settings) };
 }
 
 export function apiMiddleware(store: Store, settings: Settings, limits: RateLimits, enqueue?: Enqueue): Middleware {
-  const { core, events } = apiRouters(store, settings, enqueue);
+  const { core, events, admin } = apiRouters(store, settings, enqueue);
   const schema = schemaRouter(settings.issuer.base_url);
 
   const pipeline: Middleware = compose<any>([
@@ -45,6 +48,8 @@ export function apiMiddleware(store: Store, settings: Settings, limits: RateLimi
     core.allowedMethods(),
     events.routes(),
     events.allowedMethods(),
+    admin.routes(),
+    admin.allowedMethods(),
   ]);
   return (ctx, next) => (ctx.path === '/api' || ctx.path.startsWith('/api/') ? pipeline(ctx, next) : next());
 }

@@ -88,3 +88,15 @@ export const deliveryListQuery = {
     app: { type: 'string', maxLength: 63, description: 'Application slug.' },
   },
 } as const;
+
+export const auditListQuery = {
+  type: 'object',
+  properties: {
+    ...pageQuery,
+    user: { type: 'string', format: 'uuid', description: 'Events about this user (uuid).' },
+    app: { type: 'string', maxLength: 63, description: 'Application slug.' },
+    action: { type: 'string', maxLength: 63, pattern: '^[a-z_.]+$', description: 'e.g. sign_in.failed, user.updated.' },
+    since: { type: 'string', format: 'date-time', description: 'From this time (inclusive), RFC 3339.' },
+    until: { type: 'string', format: 'date-time', description: 'Up to this time (inclusive), RFC 3339.' },
+  },
+} as const;

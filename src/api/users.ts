@@ -66,9 +66,8 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
 
   // Removes the TOTP secret and the recovery codes (lost device); the next sign-in enrols again where MFA is required.
   router.delete('/users/:pk/mfa/', write, async (ctx) => {
-    const pk = userPk(ctx.params.pk);
-    await getUser(store, pk); // 404 for an unknown user
-    await removeMfa(store, pk);
+    const user = await getUser(store, userPk(ctx.params.pk)); // 404 for an unknown user
+    await removeMfa(store, { id: user.pk, uuid: user.uuid });
     ctx.status = 204;
   });
 

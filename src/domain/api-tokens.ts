@@ -6,8 +6,13 @@ import { UUID } from '../uuid.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiTokenRow, Store } from '../store/contract.js';
 import { NotFoundError, ValidationError } from '../errors.js';
+import { audit } from './audit.js';
 
-export const API_SCOPES = ['users:read', 'users:write', 'groups:read', 'groups:write', 'events:read', 'events:write'] as const;
+/**
+ * `admin` manages API tokens and signing keys (/api/v3/admin): whoever holds it can mint any token. Scopes are
+ * stored per token, so adding one here widens no existing token; only a bootstrap token made after it has it.
+ */
+export const API_SCOPES = ['users:read', 'users:write', 'groups:read', 'groups:write', 'events:read', 'events:write', 'audit:read', 'admin'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
 
 const PREFIX = 'idp_';
@@ -28,13 +33,16 @@ export async function createApiToken(store: Store, input: NewApiToken): Promise<
   if (!input.scopes.length) throw new ValidationError({ scopes: ['Give at least one scope.'] });
   if (!input.name.trim()) throw new ValidationError({ name: ['A name is required.'] });
   const token = input.token ?? generateToken();
-  const row = await store.apiTokens.insert({
-    name: input.name.trim(),
-    token_hash: hashToken(token),
-    scopes: [...new Set(input.scopes)],
-    expires_at: input.expiresAt ?? null,
+  return store.transaction(async (tx) => {
+    const row = await tx.apiTokens.insert({
+      name: input.name.trim(),
+      token_hash: hashToken(token),
+      scopes: [...new Set(input.scopes)],
+      expires_at: input.expiresAt ?? null,
+    });
+    await audit(tx, 'api_token.created', { details: { token: row.id, name: row.name, scopes: row.scopes } });
+    return { token, row };
   });
-  return { token, row };
 }
 
 /** When this process last recorded each token's use: skips a write per request (the store keeps once a minute too). */
@@ -52,7 +60,11 @@ export async function authenticateApiToken(store: Store, token: string, now = ne
 }
 
 export async function revokeApiToken(store: Store, id: string): Promise<void> {
-  if (!UUID.test(id) || !(await store.apiTokens.revoke(id, new Date()))) throw new NotFoundError('API token');
+  if (!UUID.test(id)) throw new NotFoundError('API token');
+  await store.transaction(async (tx) => {
+    if (!(await tx.apiTokens.revoke(id, new Date()))) throw new NotFoundError('API token');
+    await audit(tx, 'api_token.revoked', { details: { token: id } });
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { emitMembershipChange } from './events.js';
 import type { ApplicationSettings } from '../settings/schema.js';
 import { guardedBy } from './applications.js';
 import { revokeApplicationAccess } from './logout.js';
+import { audit } from './audit.js';
 
 export interface GroupView {
   pk: string;
@@ -39,8 +40,11 @@ async function existing(store: Store, uuid: string): Promise<GroupRow> {
 }
 
 export async function createGroup(store: Store, input: { name: string; attributes?: Record<string, unknown> }): Promise<GroupView> {
-  const row = await store.groups.insert(input).catch(taken);
-  return toGroupView(row, []);
+  return store.transaction(async (tx) => {
+    const row = await tx.groups.insert(input).catch(taken);
+    await audit(tx, 'group.created', { details: { group: row.uuid, name: row.name } });
+    return toGroupView(row, []);
+  });
 }
 
 export const getGroup = async (store: Store, uuid: string) => view(store, await existing(store, uuid));
@@ -53,8 +57,11 @@ export async function listGroups(store: Store, filter: GroupFilter, page: Page):
 
 export async function updateGroup(store: Store, uuid: string, changes: { name?: string; attributes?: Record<string, unknown> }) {
   return store.transaction(async (tx) => {
-    const row = await tx.groups.update(uuid, changes).catch(taken);
-    if (!row) throw new NotFoundError('group');
+    const before = await tx.groups.lockByUuid(uuid);
+    if (!before) throw new NotFoundError('group');
+    const row = (await tx.groups.update(uuid, changes).catch(taken))!;
+    const touched = (Object.keys(changes) as Array<'name' | 'attributes'>).filter((field) => JSON.stringify(before[field]) !== JSON.stringify(row[field]));
+    if (touched.length) await audit(tx, 'group.updated', { details: { group: uuid, name: row.name, changed: touched.sort() } });
     return view(tx, row);
   });
 }
@@ -77,6 +84,7 @@ export async function deleteGroup(store: Store, uuid: string, applications: Appl
     const members = (await tx.groups.membersOf([uuid])).get(uuid)!;
     await tx.groups.delete(uuid);
     for (const userId of members) await removed(tx, applications, (await tx.users.findById(userId))!, group.name);
+    await audit(tx, 'group.deleted', { details: { group: uuid, name: group.name, members: members.length } });
   });
 }
 
@@ -94,10 +102,12 @@ export async function changeGroupMembership(
     if (action === 'added') {
       const changed = await tx.groups.addMember(uuid, userId);
       if (changed) await emitMembershipChange(tx, user, group.name, 'added');
+      if (changed) await audit(tx, 'group.member_added', { user: user.uuid, details: { group: uuid, name: group.name } });
       return changed;
     }
     const changed = await tx.groups.removeMember(uuid, userId);
     if (changed) await removed(tx, applications, user, group.name);
+    if (changed) await audit(tx, 'group.member_removed', { user: user.uuid, details: { group: uuid, name: group.name } });
     return changed;
   });
 }

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/contract.js';
+import { audit, currentActor } from './audit.js';
 
 export const BACKCHANNEL_LOGOUT = 'backchannel_logout';
 
@@ -57,6 +58,7 @@ export async function recordEndedSession(store: Store, ended: EndedSession): Pro
       await tx.oidcPayloads.destroy('Grant', grant_id);
     }
     await emitBackchannelLogout(tx, ended.sub, ended.authorizations.map(({ client_id, sid }) => (sid ? { client_id, sid } : { client_id })));
+    await audit(tx, 'logout', { user: ended.sub, actor: { ...currentActor(), type: 'user', id: ended.sub }, details: { clients: ended.authorizations.map(({ client_id }) => client_id) } });
   });
 }
 

@@ -32,6 +32,28 @@ export function setupCodeMessage(to: string, userId: string, appName: string, co
   };
 }
 
+export function resetCodeMessage(to: string, userId: string, appName: string, code: string, minutes: number): MailMessage {
+  return {
+    to,
+    userId,
+    subject: 'Your code to reset your password',
+    text: `Hello,\n\nsomeone (hopefully you) is signing in to ${appName} and asked to reset the password of this account.\n\n`
+      + `Your code: ${code}\n\nIt is valid for ${minutes} minutes. If it was not you, ignore this message: your password stays as it is.\n`,
+  };
+}
+
+/** After a reset: tells the owner of the mailbox, so a change they did not make does not go unnoticed. No code, no link. */
+export function passwordChangedMessage(to: string, userId: string, appName: string, at: Date): MailMessage {
+  return {
+    to,
+    userId,
+    subject: 'Your password was changed',
+    text: `Hello,\n\nthe password of your account was changed on ${at.toUTCString()}, with a code sent to this address, `
+      + `while signing in to ${appName}. You were signed out everywhere else.\n\n`
+      + 'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
+  };
+}
+
 const transports = new Map<string, Transporter>();
 function smtpTransport(url: string): Transporter {
   let transport = transports.get(url);

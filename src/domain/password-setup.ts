@@ -10,22 +10,32 @@ import { hashPassword, policyProblems } from './passwords.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { secretsFrom } from './secrets.js';
 import { setupCodeMessage, type SendMail } from './mail.js';
+import { audit, currentActor } from './audit.js';
 
 export const SETUP_CODE_MINUTES = 10;
 export const SETUP_CODE_TRIES = 5;
 export const RECOVERY_LINK_HOURS = 24;
 
-/** Creates (or replaces) the code of this sign-in and queues the mail. */
+/** A fresh 6-digit code and the keyed hash the store keeps of it. */
+export function drawSetupCode(key: string): { code: string; hash: string } {
+  const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+  return { code, hash: secretsFrom(key).hash('setup-code', code) };
+}
+
+/**
+ * Creates (or replaces) the code of this sign-in and queues the mail: the setup mail, or the one `message`
+ * words (a password reset, password-reset.ts). `drawn` is a code drawn beforehand.
+ */
 export async function sendSetupCode(
-  store: Store, sendMail: SendMail, input: { id: string; user: UserRow; appName: string; key: string; now?: Date },
+  store: Store, sendMail: SendMail,
+  input: { id: string; user: UserRow; appName: string; key: string; now?: Date; drawn?: { code: string; hash: string }; message?: typeof setupCodeMessage },
 ): Promise<void> {
   const now = input.now ?? new Date();
-  const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+  const { code, hash } = input.drawn ?? drawSetupCode(input.key);
   await store.passwordSetup.saveCode({
-    id: input.id, user_id: input.user.id, code_hash: secretsFrom(input.key).hash('setup-code', code),
-    expires_at: new Date(now.getTime() + SETUP_CODE_MINUTES * 60_000),
+    id: input.id, user_id: input.user.id, code_hash: hash, expires_at: new Date(now.getTime() + SETUP_CODE_MINUTES * 60_000),
   });
-  await sendMail(setupCodeMessage(input.user.email, input.user.uuid, input.appName, code, SETUP_CODE_MINUTES));
+  await sendMail((input.message ?? setupCodeMessage)(input.user.email, input.user.uuid, input.appName, code, SETUP_CODE_MINUTES));
 }
 
 /** The user whose setup code of sign-in `id` is still unused; undefined once it is spent or gone. */
@@ -62,23 +72,37 @@ export function newPasswordProblems(password: string, confirmation: string, emai
   return problems;
 }
 
-/** Sets the password and marks the e-mail verified, together. */
-export async function completePasswordSetup(store: Store, userId: number, password: string, policy: PasswordPolicy): Promise<UserRow> {
+/** What a caller adds to a setup: audit details, and work that must land with the new password or not at all. */
+export interface SetupExtras {
+  details?: Record<string, unknown>;
+  /** Runs in the same transaction, after the password is set (a reset ends the user's other sessions here). */
+  inTransaction?: (tx: Store, user: UserRow) => Promise<void>;
+}
+
+/** Sets the password and marks the e-mail verified, together. The hash is computed before the transaction opens. */
+export async function completePasswordSetup(store: Store, userId: number, password: string, policy: PasswordPolicy, extras: SetupExtras = {}): Promise<UserRow> {
   const hash = await hashPassword(password, policy.bcrypt_cost);
   return store.transaction(async (tx) => {
     await tx.credentials.setPasswordHash(userId, hash);
     const user = await tx.users.update(userId, { email_verified: true });
     if (!user) throw new NotFoundError('user');
+    // The person who proved the mailbox is the actor, wherever the request came from.
+    await audit(tx, 'password.reset', { user: user.uuid, actor: { ...currentActor(), type: 'user', id: user.uuid }, details: extras.details });
+    await extras.inTransaction?.(tx, user);
     return user;
   });
 }
 
 /** Admin: a one-time link to the setup page, valid 24 hours. */
 export async function createRecoveryLink(store: Store, baseUrl: string, userId: number, key: string, now = new Date()): Promise<string> {
-  if (!(await store.users.findById(userId))) throw new NotFoundError('user');
+  const user = await store.users.findById(userId);
+  if (!user) throw new NotFoundError('user');
   const token = randomBytes(32).toString('base64url');
-  await store.passwordSetup.saveLink({
-    token_hash: secretsFrom(key).hash('recovery-link', token), user_id: userId, expires_at: new Date(now.getTime() + RECOVERY_LINK_HOURS * 3_600_000),
+  await store.transaction(async (tx) => {
+    await tx.passwordSetup.saveLink({
+      token_hash: secretsFrom(key).hash('recovery-link', token), user_id: userId, expires_at: new Date(now.getTime() + RECOVERY_LINK_HOURS * 3_600_000),
+    });
+    await audit(tx, 'password.recovery_link_created', { user: user.uuid });
   });
   return `${baseUrl.replace(/\/$/, '')}/if/recovery/${token}/`;
 }

@@ -7,6 +7,7 @@ import bcrypt from 'bcrypt';
 import type { Store, UserRow } from '../store/contract.js';
 import { findUserByEmail } from './users.js';
 import { NotFoundError, ValidationError } from '../errors.js';
+import { audit } from './audit.js';
 
 export interface PasswordPolicy {
   bcrypt_cost: number;
@@ -56,7 +57,11 @@ export async function setPassword(store: Store, userId: number, password: string
   if (!user) throw new NotFoundError('user');
   const problems = policyProblems(password, user.email, policy);
   if (problems.length) throw new ValidationError({ password: problems });
-  await store.credentials.setPasswordHash(userId, await hashPassword(password, policy.bcrypt_cost));
+  const hash = await hashPassword(password, policy.bcrypt_cost);
+  await store.transaction(async (tx) => {
+    await tx.credentials.setPasswordHash(userId, hash);
+    await audit(tx, 'password.set', { user: user.uuid });
+  });
 }
 
 /**

@@ -5,6 +5,7 @@
 import speakeasy from 'speakeasy';
 import type { Store, UserRow } from '../store/contract.js';
 import { secretsFrom } from './secrets.js';
+import { audit, currentActor } from './audit.js';
 
 export const TOTP_STEP_SECONDS = 30;
 const WINDOW = 1;
@@ -61,4 +62,19 @@ export async function verifyTotp(store: Store, userId: number, code: string, key
 }
 
 /** Admin reset: removes the TOTP secret and the recovery codes (the next sign-in enrols again when required). */
-export const removeMfa = (store: Store, userId: number) => store.mfa.removeAll(userId);
+export async function removeMfa(store: Store, user: { id: number; uuid: string }): Promise<boolean> {
+  return store.transaction(async (tx) => {
+    const removed = await tx.mfa.removeAll(user.id);
+    if (removed) await audit(tx, 'mfa.removed', { user: user.uuid });
+    return removed;
+  });
+}
+
+/** Enrolment: confirms the pending secret with its first code; the trail records it in the same transaction. */
+export async function enrolTotp(store: Store, user: { id: number; uuid: string }, code: string, key: string, app?: string): Promise<TotpOutcome> {
+  return store.transaction(async (tx) => {
+    const outcome = await confirmTotp(tx, user.id, code, key);
+    if (outcome === 'ok') await audit(tx, 'mfa.enrolled', { user: user.uuid, app, actor: { ...currentActor(), type: 'user', id: user.uuid } });
+    return outcome;
+  });
+}

@@ -3,6 +3,7 @@ import { UniqueViolation, type Page, type Store, type UserFilter, type UserRow }
 import { NotFoundError, ValidationError } from '../errors.js';
 import { changedFields, emitMembershipChange, emitUserDeactivated, emitUserUpdated } from './events.js';
 import { signOutEverywhere } from './logout.js';
+import { audit } from './audit.js';
 
 export interface UserView {
   pk: number;
@@ -60,6 +61,7 @@ export async function createUser(store: Store, input: CreateUser): Promise<UserV
     const row = await tx.users.insert(input).catch(taken);
     for (const group of groups) await tx.groups.addMember(group, row.id);
     for (const group of groups) await emitMembershipChange(tx, row, (await tx.groups.findByUuid(group))!.name, 'added');
+    await audit(tx, 'user.created', { user: row.uuid, details: { fields: Object.keys(input).sort() } });
     return view(tx, row);
   });
 }
@@ -99,6 +101,10 @@ export async function updateUser(store: Store, id: number, changes: UpdateUser):
     const row = (await tx.users.update(id, { ...changes, ...unproven }).catch(taken))!;
     const changed = changedFields(before, row);
     if (changed.length) await emitUserUpdated(tx, row, changed);
+    // Every field that changed (deactivation too), by name: the values stay out of the trail.
+    const touched = (Object.keys(changes) as Array<keyof UpdateUser>).filter((field) => JSON.stringify(before[field]) !== JSON.stringify(row[field]));
+    if (emailChanged && !touched.includes('email_verified') && before.email_verified !== row.email_verified) touched.push('email_verified');
+    if (touched.length) await audit(tx, 'user.updated', { user: row.uuid, details: { changed: touched.sort() } });
     if (before.is_active && !row.is_active) {
       await emitUserDeactivated(tx, row);
       await signOutEverywhere(tx, row.uuid); // sessions, grants and tokens end now, not at their expiry
@@ -115,5 +121,6 @@ export async function deleteUser(store: Store, id: number): Promise<void> {
     if (row.is_active) await emitUserDeactivated(tx, row);
     await signOutEverywhere(tx, row.uuid);
     await tx.users.delete(id);
+    await audit(tx, 'user.deleted', { user: row.uuid, details: { username: row.username } });
   });
 }

@@ -11,6 +11,7 @@ import { signIns } from '../observability/metrics.js';
 import { hasTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEnrolPage, renderMfaPage } from './pages.js';
+import { audit, currentActor } from '../domain/audit.js';
 
 export async function continueSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[]) {
   const { uid } = ctx.state.interaction.details;
@@ -33,11 +34,16 @@ export async function showEnrolment(ctx: InteractionContext, deps: SignInDeps, u
 export async function completeSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[]) {
   const { app } = ctx.state.interaction.entry;
   const method = amr.join('+');
+  const actor = { ...currentActor(), type: 'user' as const, id: user.uuid };
   if (!(await mayUseApplication(deps.store, app, user))) {
     signIns.inc({ outcome: 'denied', method });
+    await audit(deps.store, 'sign_in.denied', { user: user.uuid, app: app.slug, actor, details: { method: amr, reason: 'access_group' } });
     return finishInteraction(ctx, { error: 'access_denied', error_description: 'you are not allowed to use this application' });
   }
-  await recordSignIn(deps.store, user.id);
+  await deps.store.transaction(async (tx) => {
+    await recordSignIn(tx, user.id);
+    await audit(tx, 'sign_in.succeeded', { user: user.uuid, app: app.slug, actor, details: { method: amr } });
+  });
   signIns.inc({ outcome: 'success', method });
   return finishInteraction(ctx, { login: { accountId: user.uuid, amr, remember: true } });
 }

@@ -2,7 +2,7 @@
  * POST …/enrol: confirms the pending TOTP secret with a first code, then shows ten recovery codes once.
  * The code's time step is spent by the confirmation, so it cannot be replayed on the next page.
  */
-import { confirmTotp } from '../domain/totp.js';
+import { enrolTotp } from '../domain/totp.js';
 import { issueRecoveryCodes } from '../domain/recovery-codes.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt } from './count-attempt.js';
@@ -19,7 +19,7 @@ export function submitEnrolment(deps: SignInDeps) {
 
     const code = String(ctx.request.body?.code ?? '').replace(/\s/g, '');
     const key = deps.settings.secrets.key;
-    if ((await confirmTotp(deps.store, user.id, code, key)) !== 'ok') return showEnrolment(ctx, deps, user, ticket.amr, false, WRONG_CODE);
+    if ((await enrolTotp(deps.store, user, code, key, ctx.state.interaction.entry.app.slug)) !== 'ok') return showEnrolment(ctx, deps, user, ticket.amr, false, WRONG_CODE);
     const codes = await issueRecoveryCodes(deps.store, user.id, key);
     const done = deps.tickets.sign(ctx.state.interaction.details.uid, { user: user.uuid, stage: 'done', amr: [...ticket.amr, 'otp'] });
     return renderRecoveryCodesPage(ctx, done, codes);

@@ -10,6 +10,7 @@ import { loadTicketUser } from './load-ticket-user.js';
 import { renderMfaPage } from './pages.js';
 import { completeSignIn } from './continue-sign-in.js';
 import { signIns } from '../observability/metrics.js';
+import { audit } from '../domain/audit.js';
 
 export const WRONG_CODE = 'That code is not right. Check your authenticator app and try again.';
 export const USED_CODE = 'That code has already been used. Wait for the next one.';
@@ -27,12 +28,14 @@ export function submitMfa(deps: SignInDeps) {
       const outcome = await verifyTotp(deps.store, user.id, code, key);
       if (outcome !== 'ok') {
         signIns.inc({ outcome: 'failure', method: 'otp' });
+        await audit(deps.store, 'sign_in.failed', { user: user.uuid, app: ctx.state.interaction.entry.app.slug, details: { step: 'otp', replayed: outcome === 'replayed' } });
         return renderMfaPage(ctx, token, outcome === 'replayed' ? USED_CODE : WRONG_CODE, 400);
       }
       return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp']);
     }
     if (!(await useRecoveryCode(deps.store, user.id, code, key))) {
       signIns.inc({ outcome: 'failure', method: 'recovery_code' });
+      await audit(deps.store, 'sign_in.failed', { user: user.uuid, app: ctx.state.interaction.entry.app.slug, details: { step: 'recovery_code' } });
       return renderMfaPage(ctx, token, WRONG_CODE, 400);
     }
     // A recovery code stands in for the one-time code: the same amr, ["pwd", "otp"] (docs/integrating.md).

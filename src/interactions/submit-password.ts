@@ -10,6 +10,7 @@ import { renderPasswordPage } from './pages.js';
 import { countAttempt } from './count-attempt.js';
 import { continueSignIn } from './continue-sign-in.js';
 import { signIns } from '../observability/metrics.js';
+import { audit } from '../domain/audit.js';
 
 export const SIGN_IN_FAILED = 'Incorrect e-mail or password.';
 
@@ -25,6 +26,8 @@ export function submitPassword(deps: SignInDeps) {
     const user = await checkCredentials(deps.store, email, password, deps.settings.passwords.bcrypt_cost);
     if (!user) {
       signIns.inc({ outcome: 'failure', method: 'pwd' });
+      // The identifier as typed (no lookup: an unknown e-mail must cost the same time as a known one).
+      await audit(deps.store, 'sign_in.failed', { app: ctx.state.interaction.entry.app.slug, details: { step: 'pwd', email: email.slice(0, 254) } });
       return renderPasswordPage(ctx, email, SIGN_IN_FAILED, 400);
     }
     await Promise.all([deps.services.limits.reset('account', fromHere), deps.services.limits.reset('account_total', email)]);

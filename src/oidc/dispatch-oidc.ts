@@ -18,6 +18,7 @@ import { authenticatedCaller, introspection } from './introspect.js';
 import { withEnginePagePolicy } from './engine-page-csp.js';
 import { checkMachineScopes } from './check-machine-scopes.js';
 import { inputProblem } from '../domain/input-text.js';
+import { audit, currentActor } from '../domain/audit.js';
 
 const oauthError = (status: number, error: string, description: string, headers: Record<string, string> = {}) =>
   new ProtocolError(status, error, description, headers);
@@ -139,6 +140,10 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     if (inner === '/token/') await checkMachineScopes(ctx, entry.app);
     await engineJson(ctx, next, entry, inner);
     grantNotAllowedIsUnauthorizedClient(ctx);
+    if (inner === '/revoke/' && ctx.status === 200) {
+      const hint = (await formOf(ctx)).token_type_hint;
+      await audit(store, 'token.revoked', { app: entry.app.slug, actor: { ...currentActor(), type: 'client', id: entry.app.client_id }, details: { hint: typeof hint === 'string' ? hint.slice(0, 40) : null } });
+    }
     if (ctx.status === 401 && (ctx.body as { error?: string } | undefined)?.error === 'invalid_client') await limits.attempt([['client_auth', key]]);
   }
 

@@ -19,7 +19,7 @@ const section = <P extends Record<string, JSONSchema>>(description: string, prop
 export const settingsSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'metrics', 'api', 'tokens', 'passwords', 'webhooks', 'worker', 'mail', 'rate_limits', 'applications'],
+  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'metrics', 'audit', 'api', 'tokens', 'keys', 'passwords', 'webhooks', 'worker', 'mail', 'rate_limits', 'applications'],
   properties: {
     issuer: section('Public identity of the service.', {
       base_url: {
@@ -70,6 +70,9 @@ export const settingsSchema = {
       token: { type: 'string', pattern: '^$|^.{16,}$', description: 'When set (at least 16 characters), /metrics needs `Authorization: Bearer <token>`. When empty, the main listener serves /metrics to loopback callers only (and not at all with server.trust_proxy).' },
       port: int(0, 'When not 0, /metrics is served on its own listener at server.host:port (for a scraper on a private network) and not on the main one; the token still applies when set.', 65535),
     }),
+    audit: section('The audit trail (GET /api/v3/events/audit/, idp audit list).', {
+      retention_days: int(1, 'Events older than this many days are deleted by the periodic sweep.', 36500),
+    }),
     api: section('Provisioning API.', {
       max_body_bytes: int(1024, 'Largest accepted JSON body; larger requests get 413.'),
       default_page_size: int(1, 'Page size when the request gives none.', 100),
@@ -79,6 +82,9 @@ export const settingsSchema = {
       access_token_ttl: int(1, 'Access token lifetime.'),
       id_token_ttl: int(1, 'ID token lifetime.'),
       refresh_token_ttl: int(1, 'Refresh token lifetime.'),
+    }),
+    keys: section('ID-token signing keys (`idp keys rotate`; docs/operating.md).', {
+      reload_seconds: { type: 'number', minimum: 0, maximum: 3600, description: 'How often each `idp serve` process reads the stored key ids; when they changed (a rotation), it signs with the new active key and publishes the new set without a restart. `idp worker` checks at most this often, when it signs a logout token. 0: keys are read at start only. Fractions allowed.' },
     }),
     passwords: section('Password hashing and policy.', {
       bcrypt_cost: int(4, 'bcrypt cost factor.', 15),

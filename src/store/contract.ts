@@ -166,8 +166,11 @@ export type { EventsRepository, OutboxRow, DeliveryRow, DeliveryAttemptRow, Deli
 import type { EventsRepository } from './events-contract.js';
 export type { MfaRepository, PasswordSetupRepository, SetupCodeRow, TotpCredential } from './mfa-contract.js';
 import type { MfaRepository, PasswordSetupRepository } from './mfa-contract.js';
+export type { ActorType, AuditFilter, AuditRepository, AuditRow, NewAuditEvent } from './audit-contract.js';
+import type { AuditRepository } from './audit-contract.js';
 
 export interface Store {
+  audit: AuditRepository;
   users: UsersRepository;
   groups: GroupsRepository;
   apiTokens: ApiTokensRepository;

@@ -5,6 +5,7 @@ import * as oidc from './migrations/0002_oidc.js';
 import * as events from './migrations/0003_events.js';
 import * as credentials from './migrations/0004_credentials.js';
 import * as webhookEndpoints from './migrations/0005_webhook_endpoints.js';
+import * as audit from './migrations/0006_audit.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ export const migrations: Record<string, Migration> = {
   '0003_events': events,
   '0004_credentials': credentials,
   '0005_webhook_endpoints': webhookEndpoints,
+  '0006_audit': audit,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

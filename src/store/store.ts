@@ -11,9 +11,11 @@ import { credentialsRepository } from './credentials-repository.js';
 import { eventsRepository } from './events-repository.js';
 import { mfaRepository } from './mfa-repository.js';
 import { passwordSetupRepository } from './password-setup-repository.js';
+import { auditRepository } from './audit-repository.js';
 
 export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
   const store: Store = {
+    audit: auditRepository(db),
     users: usersRepository(db),
     groups: groupsRepository(db),
     apiTokens: apiTokensRepository(db),

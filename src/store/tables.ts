@@ -1,6 +1,7 @@
 /** Table types for Kysely: the shape of every row as the database holds it. */
 import type { ColumnType, Generated } from 'kysely';
 import type { DeliveriesTable, DeliveryAttemptsTable, OutboxTable, WebhookEndpointsTable } from './event-tables.js';
+import type { AuditEventsTable } from './audit-contract.js';
 import type { PasswordSetupCodesTable, RecoveryCodesTable, RecoveryLinksTable, TotpCredentialsTable } from './mfa-tables.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -75,6 +76,7 @@ export interface Tables {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   webhook_endpoints: WebhookEndpointsTable;
+  audit_events: AuditEventsTable;
   users: UsersTable;
   groups: GroupsTable;
   memberships: MembershipsTable;

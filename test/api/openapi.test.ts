@@ -132,8 +132,8 @@ describe('OpenAPI document at /api/v3/schema/', () => {
   });
 
   test('every route the API routers serve is documented, and nothing else is', () => {
-    const { core, events } = apiRouters(s.db.store, s.settings);
-    const routed = [core, events, schemaRouter(s.settings.issuer.base_url)].flatMap((router) => router.stack.flatMap((layer) =>
+    const { core, events, admin } = apiRouters(s.db.store, s.settings);
+    const routed = [core, events, admin, schemaRouter(s.settings.issuer.base_url)].flatMap((router) => router.stack.flatMap((layer) =>
       layer.methods.filter((method) => method !== 'HEAD').map((method) =>
         `${method} ${String(layer.path).replace(/^\/api\/v3/, '').replace(/:(\w+)/g, '{$1}')}`)));
     const inDocument = Object.entries<Json>(doc.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));

@@ -1,0 +1,45 @@
+/**
+ * The audit trail (who did what, when, from where). The acting party of a request is set once where it is known
+ * (the API's token check, the sign-in pages) and read here, so domain operations record events without every
+ * signature carrying it; work outside a request is the system's. Callers pass the store of their transaction,
+ * so an event lands with its change or not at all. Details name fields, never secret values.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ActorType, Store } from '../store/contract.js';
+
+export interface Actor {
+  type: ActorType;
+  /** The API token's id, the user's uuid or the application's client_id. */
+  id?: string | null;
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+const acting = new AsyncLocalStorage<Actor>();
+
+/** Runs `work` with `actor` as the acting party of every event it records. */
+export const actAs = <T>(actor: Actor, work: () => T): T => acting.run(actor, work);
+
+/** The acting party right now (the system outside any request). */
+export const currentActor = (): Actor => acting.getStore() ?? { type: 'system' };
+
+export interface AuditSubject {
+  /** The user the event is about. */
+  user?: string | null;
+  app?: string | null;
+  details?: Record<string, unknown>;
+  /** Overrides the acting party (a sign-in acts as the user who signed in). */
+  actor?: Actor;
+}
+
+export async function audit(store: Store, action: string, subject: AuditSubject = {}): Promise<void> {
+  const actor = subject.actor ?? currentActor();
+  await store.audit.record({
+    action, actor_type: actor.type, actor: actor.id ?? null, user_uuid: subject.user ?? null, app: subject.app ?? null,
+    ip: actor.ip ?? null, user_agent: actor.userAgent?.slice(0, 512) ?? null, details: subject.details,
+  });
+}
+
+/** Audit events older than the retention period go; returns how many. */
+export const pruneAudit = (store: Store, retentionDays: number, now = new Date()) =>
+  store.audit.prune(new Date(now.getTime() - retentionDays * 86_400_000));
