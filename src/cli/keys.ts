@@ -1,28 +1,40 @@
-/** `idp keys rotate|list`: ID-token signing keys. Running servers pick up a rotation when they restart. */
+/**
+ * `idp keys rotate|list`: ID-token signing keys. While `idp serve` holds the embedded database they go through
+ * its admin API (context.ts withRuntimeOrServer) and print the same.
+ */
 import type { Command } from 'commander';
 import { rotateSigningKey } from '../domain/signing-keys.js';
-import { print, withRuntime } from './context.js';
+import { signingKeyView, type SigningKeyView } from '../api/admin-views.js';
+import { ADMIN_TOKEN_OPTION, print, printTable, withRuntimeOrServer } from './context.js';
+
+function rotated(kid: string): void {
+  print(`new active signing key ${kid}`);
+  process.stderr.write('Running services sign with it once they reload their keys (keys.reload_seconds; with 0, after a restart); tokens signed by older keys still verify.\n');
+}
+
+const printKeys = (views: SigningKeyView[]) =>
+  printTable(['KID', 'STATE', 'CREATED', 'RETIRED'], views.map((view) => [view.kid, view.state, view.created_at, view.retired_at ?? '-']));
 
 export function keyCommands(program: Command): void {
   const keys = program.command('keys').description('manage the ID-token signing keys');
 
   keys.command('rotate')
     .description('create a new active signing key; older keys stay published in the JWKS')
-    .action(async () => {
-      await withRuntime(async ({ store }, settings) => {
-        const kid = await rotateSigningKey(store, settings.secrets.key);
-        print(`new active signing key ${kid}`);
-        process.stderr.write('Restart the service (every replica) to sign with it; tokens signed by older keys still verify.\n');
+    .option(...ADMIN_TOKEN_OPTION)
+    .action(async (options: { token?: string }) => {
+      await withRuntimeOrServer(options.token, {
+        local: async ({ store }, settings) => rotated(await rotateSigningKey(store, settings.secrets.key)),
+        remote: async (server) => rotated((await server.rotateKey()).kid),
       });
     });
 
   keys.command('list')
     .description('list signing keys (never their private parts)')
-    .action(async () => {
-      await withRuntime(async ({ store }) => {
-        for (const row of await store.signingKeys.list()) {
-          print(`${row.kid}  ${row.state.padEnd(7)}  created ${row.created_at.toISOString()}${row.retired_at ? `  retired ${row.retired_at.toISOString()}` : ''}`);
-        }
+    .option(...ADMIN_TOKEN_OPTION)
+    .action(async (options: { token?: string }) => {
+      await withRuntimeOrServer(options.token, {
+        local: async ({ store }) => printKeys((await store.signingKeys.list()).map(signingKeyView)),
+        remote: async (server) => printKeys(await server.listKeys()),
       });
     });
 }
