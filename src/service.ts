@@ -88,11 +88,22 @@ function inProcessInfrastructure(settings: Settings, logger: Logger): SignInInfr
   return { limits: createRateLimits(settings), sendMail: (message) => deliverMail(settings, logger, message), close: async () => {} };
 }
 
-/** Redis away at start is not fatal (docs/credentials.md), but the operator should hear it at once, not at the first sign-in. */
-function warnWhenRedisIsAway(redis: ReadinessCheck, logger: Logger): void {
-  void checkReadiness([redis]).then(({ ready }) => {
-    if (!ready) logger.warn({ component: 'redis' }, 'Redis is not answering: sign-in works with per-process rate limits, mail and events wait until it is back; /-/health/ready/ says unavailable');
-  });
+/**
+ * Redis away at start is not fatal (docs/credentials.md), but the operator should hear it at once, not at the
+ * first sign-in. The connections are still being made at start: only a Redis that has not answered within a few
+ * seconds is reported.
+ */
+function warnWhenRedisIsAway(redis: ReadinessCheck, logger: Logger, patienceMs = 5000): void {
+  const deadline = Date.now() + patienceMs;
+  const check = async (): Promise<void> => {
+    if ((await checkReadiness([redis])).ready) return;
+    if (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250).unref());
+      return check();
+    }
+    logger.warn({ component: 'redis' }, 'Redis is not answering: sign-in works with per-process rate limits, mail and events wait until it is back; /-/health/ready/ says unavailable');
+  };
+  void check();
 }
 
 export async function startService(settings: Settings, options: ServiceOptions = {}): Promise<Service> {
@@ -106,6 +117,8 @@ export async function startService(settings: Settings, options: ServiceOptions =
     closers.push(() => infrastructure.close());
     await ensureAccessGroups(store, settings.applications);
     const oidc = await prepareOidc(settings, store, logger.child({ component: 'oidc' }), { interactionPath, limits: infrastructure.limits });
+    // `idp keys rotate` reaches this process without a restart: new providers are swapped in (src/oidc/reload-keys.ts).
+    closers.push(oidc.keys.every(settings.keys.reload_seconds));
 
     // Embedded (the laptop default): this process also relays the outbox and delivers. Otherwise `idp worker` does.
     const embedded = options.workers ?? settings.worker.embedded;
@@ -126,7 +139,7 @@ export async function startService(settings: Settings, options: ServiceOptions =
     else server = await listen(app, settings.server.host, settings.server.port);
     const listening = server;
     closers.push(() => stopListening(listening, settings.server.shutdown_grace_seconds * 1000));
-    closers.push(startSweeping(store, logger.child({ component: 'sweeper' })));
+    closers.push(startSweeping(store, logger.child({ component: 'sweeper' }), settings.audit.retention_days));
     closers.push(watchService({
       outbox: async () => {
         const { pending, oldest } = await store.events.backlog();
@@ -158,9 +171,14 @@ export async function startWorkerService(settings: Settings, options: { logger?:
   const runtime = await openRuntime(settings);
   const sign = workerLogoutSigner(settings, runtime.store, logger.child({ component: 'oidc' }));
   const workers = startWorkers(runtime.store, settings, logger, sign);
+  // A worker has no web listener: with metrics.port it serves /metrics there (its delivery counters live here).
+  const unwatch = watchService({ queues: () => workers.jobCounts(), pool: runtime.database.poolUsage });
+  const metricsServer = await startMetricsServer(settings);
   return {
     engine: runtime.database.engine,
     async close() {
+      if (metricsServer) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
+      unwatch();
       await workers.close();
       await runtime.close();
     },

@@ -1,7 +1,8 @@
 /**
  * ID-token signing keys: RSA 2048, generated on first start, stored encrypted (AES-256-GCM with a key
  * derived from secrets.key, src/domain/secrets.ts) so every replica signs with the same key. Rotation adds a new active key and
- * keeps retired ones published so tokens they signed still verify.
+ * keeps retired ones published so tokens they signed still verify; running processes notice the new kid within
+ * keys.reload_seconds and switch to it (src/oidc/signing-key-watch.ts, reload-keys.ts).
  */
 import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
 import { secretsFrom } from './secrets.js';

@@ -54,7 +54,8 @@ export function introspection(providers: ProviderSet, store: Store) {
     const token = await findToken(caller, value, hint);
     if (!token?.isValid) return inactive;
     const owner = providers.byClientId.get(token.clientId);
-    if (!owner || (owner !== caller && !caller.app.resource_server)) return inactive;
+    // By client_id, not by entry: a key reload (reload-keys.ts) may swap in a new entry for the same application mid-request.
+    if (!owner || (owner.app.client_id !== caller.app.client_id && !caller.app.resource_server)) return inactive;
     if (token.grantId && !(await caller.provider.Grant.find(token.grantId))) return inactive;
     if (token.accountId) {
       const user = await findUserByUuid(store, token.accountId);

@@ -1,6 +1,7 @@
 /**
  * Prepares OpenID Connect at start: the signing key (generated on first start), the cookie keys, one provider
- * per application, and the middleware that routes /application/o/… to them.
+ * per application (rebuilt when the stored keys are rotated, reload-keys.ts), and the middleware that routes
+ * /application/o/… to them.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -9,7 +10,9 @@ import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { ensureSigningKey, loadSigningKeys } from '../domain/signing-keys.js';
 import { secretsFrom } from '../domain/secrets.js';
-import { createProviders, type ProviderSet } from './providers.js';
+import type { ProviderSet } from './providers.js';
+import { providersFollowingKeys } from './reload-keys.js';
+import type { SigningKeyWatch } from './signing-key-watch.js';
 import { dispatchOidc } from './dispatch-oidc.js';
 
 export interface Oidc {
@@ -18,6 +21,8 @@ export interface Oidc {
   cookieKeys: string[];
   /** The providers under /application/o/. */
   dispatch: Middleware;
+  /** Rotations in the store: `keys.every(settings.keys.reload_seconds)` swaps new providers into `providers`. */
+  keys: SigningKeyWatch;
 }
 
 export interface OidcParts {
@@ -30,6 +35,6 @@ export async function prepareOidc(settings: Settings, store: Store, logger: Logg
   await ensureSigningKey(store, settings.secrets.key);
   const keys = await loadSigningKeys(store, settings.secrets.key);
   const keysForCookies = secretsFrom(settings.secrets.key).cookieKeys();
-  const providers = createProviders({ settings, store, keys, cookieKeys: keysForCookies, logger, interactionPath: parts.interactionPath });
-  return { providers, cookieKeys: keysForCookies, dispatch: dispatchOidc(providers, store, parts.limits) as Middleware };
+  const { providers, keys: watch } = providersFollowingKeys({ settings, store, keys, cookieKeys: keysForCookies, logger, interactionPath: parts.interactionPath });
+  return { providers, cookieKeys: keysForCookies, dispatch: dispatchOidc(providers, store, parts.limits) as Middleware, keys: watch };
 }

@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(async () => idp?.close());
 
 test('starts, warns once that Redis is not answering, and readiness names it', async () => {
-  for (let i = 0; i < 50 && !lines.some((line) => /Redis is not answering/.test(line.msg)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let i = 0; i < 120 && !lines.some((line) => /Redis is not answering/.test(line.msg)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
   const warnings = lines.filter((line) => /Redis is not answering/.test(line.msg));
   expect(warnings).toHaveLength(1);
   expect(warnings[0]!.level).toBe(40); // pino's warn

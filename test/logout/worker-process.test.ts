@@ -3,7 +3,9 @@
  * the shared database's keys (no HTTP server) and signs tokens the web server's JWKS verifies.
  * A separate process shares the database: PostgreSQL only (PGlite is single-process).
  */
+import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startIdp } from '../helpers/cli.js';
@@ -17,6 +19,7 @@ const withPostgres = process.env.TEST_DATABASE_URL ? test : test.skip;
 
 withPostgres('idp worker signs and delivers a backchannel logout', async () => {
   const receiver = await startReceiver((_, index) => (index === 0 ? 503 : 200));
+  const metricsPort = await freePort();
   const idp = await startLogoutServer('postgres', 'http://127.0.0.1/cb', [{ slug: 'wiki', backchannel_logout_uri: `${receiver.url}/bc` }], { workers: false });
   const env = {
     DATABASE_URL: idp.db.url!,
@@ -28,6 +31,7 @@ withPostgres('idp worker signs and delivers a backchannel logout', async () => {
       webhooks: idp.settings.webhooks,
       worker: { ...idp.settings.worker, embedded: false },
       applications: idp.settings.applications,
+      metrics: { enabled: true, token: '', port: metricsPort },
     }),
   };
   const worker = startIdp(['worker'], env);
@@ -37,9 +41,25 @@ withPostgres('idp worker signs and delivers a backchannel logout', async () => {
     const hits = await receiver.waitFor(2, 30_000);
     const [first, second] = await Promise.all(hits.map((hit) => verifyLogoutToken(hit, idp.apps.wiki!, sub)));
     expect(first!.jti).not.toBe(second!.jti);
+    // The worker serves its own metrics on metrics.port: its attempts are counted there.
+    let metrics = '';
+    for (let i = 0; i < 100 && !metrics.includes('outcome="delivered"'); i++) {
+      metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(metrics).toContain('idp_delivery_attempts_total{kind="backchannel",outcome="retry"} 1');
+    expect(metrics).toContain('idp_delivery_attempts_total{kind="backchannel",outcome="delivered"} 1');
   } finally {
     worker.kill('SIGTERM');
     await idp.close();
     await receiver.close();
   }
 }, 90_000);
+
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
