@@ -9,7 +9,7 @@ import type { Store } from '../store/contract.js';
 import { rotateSigningKey } from '../domain/signing-keys.js';
 import { adminListQuery } from './admin-schemas.js';
 import { signingKeyView } from './admin-views.js';
-import { paginated, pageRequest } from './pagination.js';
+import { paginatedSlice, pageRequest } from './pagination.js';
 import { requireScope } from './require-scope.js';
 import { validateQuery } from './validate.js';
 
@@ -18,9 +18,7 @@ export function adminKeyRoutes(router: Router, store: Store, settings: Settings)
     const query = validateQuery<{ page?: number; page_size?: number }>(adminListQuery, ctx.query);
     const request = pageRequest(query, settings.api);
     // A handful of keys (one per rotation): the page is cut from the whole list.
-    const rows = await store.signingKeys.list();
-    const start = (request.page - 1) * request.size;
-    ctx.body = paginated(ctx, settings.issuer.base_url, request, rows.length, rows.slice(start, start + request.size).map(signingKeyView));
+    ctx.body = paginatedSlice(ctx, settings.issuer.base_url, request, await store.signingKeys.list(), signingKeyView);
   });
 
   router.post('/keys/rotate/', requireScope('admin'), async (ctx) => {

@@ -5,7 +5,7 @@ import type { Store } from '../store/contract.js';
 import { createApiToken, revokeApiToken } from '../domain/api-tokens.js';
 import { adminListQuery, apiTokenCreate } from './admin-schemas.js';
 import { apiTokenView } from './admin-views.js';
-import { paginated, pageRequest } from './pagination.js';
+import { paginatedSlice, pageRequest } from './pagination.js';
 import { groupPk } from './path-params.js';
 import { requireScope } from './require-scope.js';
 import { validateBody, validateQuery } from './validate.js';
@@ -17,9 +17,7 @@ export function adminTokenRoutes(router: Router, store: Store, settings: Setting
     const query = validateQuery<{ page?: number; page_size?: number }>(adminListQuery, ctx.query);
     const request = pageRequest(query, settings.api);
     // Tokens are few (people make them by hand): the page is cut from the whole list rather than in SQL.
-    const rows = await store.apiTokens.list();
-    const start = (request.page - 1) * request.size;
-    ctx.body = paginated(ctx, settings.issuer.base_url, request, rows.length, rows.slice(start, start + request.size).map(apiTokenView));
+    ctx.body = paginatedSlice(ctx, settings.issuer.base_url, request, await store.apiTokens.list(), apiTokenView);
   });
 
   router.post('/tokens/', requireScope('admin'), async (ctx) => {

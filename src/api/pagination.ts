@@ -35,3 +35,9 @@ export function paginated<T>(ctx: Context, baseUrl: string, request: PageRequest
     results,
   };
 }
+
+/** A page cut from a short list read whole (API tokens, signing keys: a handful, made by hand), shown through `view`. */
+export function paginatedSlice<T, V>(ctx: Context, baseUrl: string, request: PageRequest, rows: T[], view: (row: T) => V) {
+  const { offset, limit } = toPage(request);
+  return paginated(ctx, baseUrl, request, rows.length, rows.slice(offset, offset + limit).map(view));
+}
