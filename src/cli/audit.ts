@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { listAudit } from '../domain/audit-view.js';
 import { UUID } from '../uuid.js';
-import { print, withRuntime } from './context.js';
+import { print, printTable, withRuntime } from './context.js';
 
 interface AuditOptions { user?: string; app?: string; action?: string; since?: string; until?: string; limit: string; json?: boolean }
 
@@ -31,11 +31,10 @@ export function auditCommands(program: Command): void {
       await withRuntime(async ({ store }) => {
         const { results } = await listAudit(store, filter, { offset: 0, limit });
         if (options.json) return print(JSON.stringify(results, null, 2));
-        print(['AT', 'ACTION', 'ACTOR', 'USER', 'APP', 'IP', 'DETAILS'].join('\t'));
-        for (const event of results) {
-          const actor = event.actor.id ? `${event.actor.type}:${event.actor.id}` : event.actor.type;
-          print([event.at, event.action, actor, event.user ?? '-', event.app ?? '-', event.ip ?? '-', JSON.stringify(event.details)].join('\t'));
-        }
+        printTable(['AT', 'ACTION', 'ACTOR', 'USER', 'APP', 'IP', 'DETAILS'], results.map((event) => [
+          event.at, event.action, event.actor.id ? `${event.actor.type}:${event.actor.id}` : event.actor.type,
+          event.user ?? '-', event.app ?? '-', event.ip ?? '-', JSON.stringify(event.details),
+        ]));
       });
     });
 }

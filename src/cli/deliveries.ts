@@ -3,7 +3,7 @@ import { UUID } from '../uuid.js';
 import type { Command } from 'commander';
 import { listDeliveries, redeliver } from '../domain/deliveries.js';
 import { startProducer } from '../queue/producer.js';
-import { print, withRuntime } from './context.js';
+import { print, printTable, withRuntime } from './context.js';
 
 const STATUSES = ['pending', 'delivered', 'failed'] as const;
 
@@ -23,10 +23,9 @@ export function deliveryCommands(program: Command): void {
       await withRuntime(async ({ store }) => {
         const { results } = await listDeliveries(store, { status: options.status as (typeof STATUSES)[number] | undefined, app: options.app }, { offset: 0, limit });
         if (options.json) return print(JSON.stringify(results, null, 2));
-        for (const d of results) {
-          const outcome = d.last_status_code ?? d.last_error ?? '';
-          print(`${d.id}  ${d.status.padEnd(9)}  ${d.kind.padEnd(11)}  ${d.app}  ${d.event_type ?? ''}  attempts ${d.attempts}  ${outcome}`);
-        }
+        printTable(['ID', 'STATUS', 'KIND', 'APP', 'EVENT', 'ATTEMPTS', 'LAST OUTCOME'], results.map((d) => [
+          d.id, d.status, d.kind, d.app, d.event_type ?? '-', String(d.attempts), String(d.last_status_code ?? d.last_error ?? '-'),
+        ]));
       });
     });
 

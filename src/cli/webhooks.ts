@@ -9,7 +9,7 @@ import { loadSettings } from '../settings/load.js';
 import { NotFoundError } from '../errors.js';
 import { postWithTimeout } from '../../jobs/http-attempt.js';
 import { activeSecrets, webhookHeaders } from '../../jobs/sign-webhook.js';
-import { print, withRuntime } from './context.js';
+import { print, printTable, withRuntime } from './context.js';
 
 function webhookOf(settings: Settings, slug: string): NonNullable<ApplicationSettings['webhook']> {
   const app = settings.applications.find((candidate) => candidate.slug === slug);
@@ -26,12 +26,11 @@ export function webhookCommands(program: Command): void {
     .action(async () => {
       await withRuntime(async ({ store }, settings) => {
         const disabled = new Map((await store.events.disabledEndpoints()).map((row) => [row.app, row]));
-        print(['APPLICATION', 'STATE', 'URL'].join('\t'));
-        for (const app of settings.applications.filter((candidate) => candidate.webhook)) {
+        printTable(['APPLICATION', 'URL', 'STATE'], settings.applications.filter((candidate) => candidate.webhook).map((app) => {
           const row = disabled.get(app.slug);
           const state = row?.url === app.webhook!.url ? `disabled since ${row.disabled_at.toISOString()}: ${row.reason}` : 'enabled';
-          print([app.slug, state, app.webhook!.url].join('\t'));
-        }
+          return [app.slug, app.webhook!.url, state];
+        }));
       });
     });
 

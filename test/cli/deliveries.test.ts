@@ -35,7 +35,9 @@ withPostgres('idp deliveries (PostgreSQL: the CLI and the test share the databas
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: delivery.id, status: 'failed', app: 'wiki', event_type: 'user_updated', last_status_code: 503 })]);
     const text = await runIdp(['deliveries', 'list'], env);
-    expect(text.stdout).toContain(`${delivery.id}  failed`);
+    const rows = text.stdout.trim().split('\n').map((row) => row.trim().split(/\s{2,}/));
+    expect(rows[0]).toEqual(['ID', 'STATUS', 'KIND', 'APP', 'EVENT', 'ATTEMPTS', 'LAST OUTCOME']);
+    expect(rows).toContainEqual([delivery.id, 'failed', 'webhook', 'wiki', 'user_updated', '1', '503']);
 
     const again = await runIdp(['deliveries', 'redeliver', delivery.id], env);
     expect(again.code).toBe(0);

@@ -1,12 +1,14 @@
 /**
  * Graceful shutdown of a real `idp serve` process: on SIGTERM it refuses new connections, lets a request in flight
- * finish (its body still arriving), and exits 0.
+ * finish (its body still arriving), and exits 0; through `npm start` the signal reaches the service itself.
  */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServe } from '../helpers/cli.js';
+import { ROOT } from '../helpers/paths.js';
 
 const TOKEN = 'shutdown-test-token-0123456789abcdef';
 
@@ -41,4 +43,27 @@ test('SIGTERM: the request in flight completes, new connections are refused, exi
   expect(JSON.parse(body)).toMatchObject({ name: 'in flight' });
   expect(await exited).toBe(0);
   expect(serve.output()).toContain('shutting down');
+}, 90_000);
+
+test('SIGTERM to `npm start` stops the service itself: nothing is left holding the port', async () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-npm-start-')) };
+  delete env.NODE_OPTIONS; // Jest's flags are not for the child
+  const npm = spawn('npm', ['start', '--', '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  npm.stdout!.on('data', (chunk) => (output += chunk));
+  npm.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!/listening on (http:\/\/\S+)/.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  const url = /listening on (http:\/\/\S+)/.exec(output)![1]!;
+  expect((await fetch(`${url}/-/health/live/`)).status).toBe(200);
+  npm.kill('SIGTERM');
+  await exited;
+  // The service went with npm: its port refuses connections (an orphan would still answer).
+  let answered = true;
+  for (let i = 0; i < 50 && answered; i++) {
+    answered = await fetch(`${url}/-/health/live/`).then(() => true, () => false);
+    if (answered) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(answered).toBe(false);
 }, 90_000);

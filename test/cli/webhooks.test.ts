@@ -65,15 +65,15 @@ withPostgres('idp webhooks (PostgreSQL: the CLI and the test share the database)
     await db.store.events.disableEndpoint('wiki', `${receiver.url}/hook`, 'the receiver answered 410 Gone');
     const listed = await runIdp(['webhooks', 'list'], env);
     expect(listed.code).toBe(0);
-    const lines = listed.stdout.trim().split('\n');
-    expect(lines[0]).toBe('APPLICATION\tSTATE\tURL');
-    expect(lines[1]).toMatch(/^wiki\tdisabled since \S+: the receiver answered 410 Gone\thttp:\/\/127\.0\.0\.1:\d+\/hook$/);
+    const lines = listed.stdout.trim().split('\n').map((line) => line.trim().split(/\s{2,}/));
+    expect(lines[0]).toEqual(['APPLICATION', 'URL', 'STATE']);
+    expect(lines[1]).toEqual(['wiki', `${receiver.url}/hook`, expect.stringMatching(/^disabled since \S+: the receiver answered 410 Gone$/)]);
     expect(lines).toHaveLength(2); // crm has no webhook
 
     const enabled = await runIdp(['webhooks', 'enable', 'wiki'], env);
     expect(enabled.stdout.trim()).toBe('webhooks to wiki are enabled again');
     expect(await db.store.events.disabledEndpoint('wiki')).toBeUndefined();
     expect((await runIdp(['webhooks', 'enable', 'wiki'], env)).stdout.trim()).toBe('webhooks to wiki were not disabled');
-    expect((await runIdp(['webhooks', 'list'], env)).stdout).toContain('wiki\tenabled\t');
+    expect((await runIdp(['webhooks', 'list'], env)).stdout).toMatch(/^wiki\s+\S+\s+enabled$/m);
   }, 90_000);
 });
