@@ -145,6 +145,25 @@ describe.each(engines)('client kinds (%s)', (engine) => {
       }
     });
 
+    test('oauth4webapi strict: the API introspects a machine token, its client revokes it, and it is inactive after', async () => {
+      const tokens = await clientCredentials('reports', 'reports:read');
+      const discover = async (slug: string) => {
+        const issuer = new URL(idp.apps[slug]!.issuer);
+        return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { [oauth.allowInsecureRequests]: true }));
+      };
+      const introspect = async () => {
+        const [as, api] = [await discover('api'), idp.apps.api!];
+        const response = await oauth.introspectionRequest(as, { client_id: api.client_id }, oauth.ClientSecretBasic(api.client_secret), tokens.access_token, { [oauth.allowInsecureRequests]: true });
+        return oauth.processIntrospectionResponse(as, { client_id: api.client_id }, response);
+      };
+      expect(await introspect()).toMatchObject({ active: true, client_id: 'client-reports', scope: 'reports:read', token_type: 'Bearer' });
+
+      const [as, reports] = [await discover('reports'), idp.apps.reports!];
+      const revoked = await oauth.revocationRequest(as, { client_id: reports.client_id }, oauth.ClientSecretBasic(reports.client_secret), tokens.access_token, { [oauth.allowInsecureRequests]: true });
+      await oauth.processRevocationResponse(revoked);
+      expect(await introspect()).toEqual({ active: false });
+    });
+
     test('an application without the client_credentials grant is unauthorized_client', async () => {
       const answer = await post(idp, 'token', { grant_type: 'client_credentials' }, credentials(idp.apps.wiki!));
       expect(answer.status).toBe(400);

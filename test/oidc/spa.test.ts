@@ -17,9 +17,9 @@ import { ROOT } from '../helpers/paths.js';
 const LIBRARY = readFileSync(path.join(ROOT, 'node_modules/oidc-client-ts/dist/browser/oidc-client-ts.min.js'), 'utf8');
 
 /** The app's own script: one UserManager, and the few calls the test makes through `window.spa`. */
-const appScript = (authority: string, origin: string) => `
+const appScript = (authority: string, clientId: string, origin: string) => `
 const manager = new oidc.UserManager({
-  authority: ${JSON.stringify(authority)}, client_id: 'client-spa', redirect_uri: '${origin}/callback',
+  authority: ${JSON.stringify(authority)}, client_id: ${JSON.stringify(clientId)}, redirect_uri: '${origin}/callback',
   post_logout_redirect_uri: '${origin}/logged-out', response_type: 'code', scope: 'openid profile email',
   userStore: new oidc.WebStorageStateStore({ store: window.localStorage }),
 });
@@ -37,7 +37,7 @@ window.spa = {
 if (location.pathname === '/callback') manager.signinRedirectCallback().then(() => { document.title = 'signed in'; }, (e) => { document.title = 'error: ' + e.message; });
 `;
 
-interface SpaServer { origin: string; close(): Promise<void>; setAuthority(authority: string): void }
+interface SpaServer { origin: string; close(): Promise<void>; setClient(authority: string, clientId: string): void }
 
 /** Serves the app's pages and scripts on localhost: a different origin from the service's 127.0.0.1. */
 async function startSpa(): Promise<SpaServer> {
@@ -53,33 +53,37 @@ async function startSpa(): Promise<SpaServer> {
   const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
   return {
     origin,
-    setAuthority: (authority) => { script = appScript(authority, origin); },
+    setClient: (authority, clientId) => { script = appScript(authority, clientId, origin); },
     close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
   };
 }
 
 type Spa = { spa: Record<string, () => Promise<any>> };
 
-describe.each(engines)('single-page app with oidc-client-ts (%s)', (engine) => {
+describe.each(engines)('single-page apps with oidc-client-ts (%s)', (engine) => {
   const web = useBrowser();
-  let spa: SpaServer;
+  const spas: Record<string, SpaServer> = {};
   let idp: OidcTestServer;
 
   beforeAll(async () => {
-    spa = await startSpa();
+    // Two applications, each its own origin (localhost:<port>), neither the service's.
+    for (const slug of ['dashboard', 'console']) spas[slug] = await startSpa();
     idp = await startOidcServer(engine, web.rp.url, [
       { slug: 'wiki' },
-      { slug: 'spa', client_type: 'public', redirect_uris: [`${spa.origin}/callback`], post_logout_redirect_uris: [`${spa.origin}/logged-out`] },
+      ...Object.entries(spas).map(([slug, spa]) => ({
+        slug, client_type: 'public' as const, redirect_uris: [`${spa.origin}/callback`], post_logout_redirect_uris: [`${spa.origin}/logged-out`],
+      })),
     ]);
-    spa.setAuthority(idp.apps.spa!.issuer.replace(/\/$/, ''));
+    for (const [slug, spa] of Object.entries(spas)) spa.setClient(idp.apps[slug]!.issuer.replace(/\/$/, ''), idp.apps[slug]!.client_id);
   });
   afterAll(async () => {
     await idp?.close();
-    await spa?.close();
+    for (const spa of Object.values(spas)) await spa.close();
   });
 
-  test('signs in, refreshes silently, reads UserInfo across origins, signs out', async () => {
+  test.each(['dashboard', 'console'])('%s signs in, refreshes silently, reads UserInfo across origins, signs out', async (slug) => {
     const { page } = web;
+    const spa = spas[slug]!;
     const user = await idp.user({ name: 'Grace Hopper' });
     await page.goto(`${spa.origin}/`);
     await page.evaluate(() => { void (window as unknown as Spa).spa.signIn!(); }); // navigates away
@@ -104,12 +108,12 @@ describe.each(engines)('single-page app with oidc-client-ts (%s)', (engine) => {
     await page.waitForURL((url) => url.href.startsWith(`${spa.origin}/logged-out`));
     // The session is over: the next sign-in asks for the e-mail again, and the old refresh token is dead.
     await page.goto(`${spa.origin}/`);
-    await page.evaluate(() => { void (window as unknown as Spa).spa.signIn!(); }); // navigates away
+    await page.evaluate(() => { void (window as unknown as Spa).spa.signIn!(); });
     await page.waitForURL((url) => url.href.includes('/if/flow/'));
     await expect(page.getByLabel('Email', { exact: true }).isVisible()).resolves.toBe(true);
     const reuse = await fetch(`${idp.url}/application/o/token/`, {
       method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshed.refresh, client_id: 'client-spa' }),
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshed.refresh, client_id: idp.apps[slug]!.client_id }),
     });
     expect((await reuse.json()).error).toBe('invalid_grant');
   });
