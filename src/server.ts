@@ -24,7 +24,7 @@ import { landingRouter } from './pages/landing.js';
 import { assignRequestId } from './observability/request-id.js';
 import { measureRequests } from './observability/measure-requests.js';
 import { metricsRoute } from './observability/serve-metrics.js';
-import { actAsCaller } from './observability/act-as-caller.js';
+import { actAsCaller } from './act-as-caller.js';
 
 export interface AppParts {
   settings: Settings;

@@ -3,7 +3,7 @@
  * (the API's token check, a completed sign-in): events recorded meanwhile carry the address and user agent.
  */
 import type { Context, Next } from 'koa';
-import { actAs } from '../domain/audit.js';
+import { actAs } from './domain/audit.js';
 
 export function actAsCaller() {
   return function withCaller(ctx: Context, next: Next) {
