@@ -8,6 +8,7 @@ export default {
   // node-config's CommonJS entry require()s its ESM build, which Jest's module system cannot: load the ESM build.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', '^config$': '<rootDir>/node_modules/config/lib/config.mjs' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  testTimeout: 30000,
+  // Real browsers, processes and databases on a 2-core machine: a busy run must not turn slowness into failures.
+  testTimeout: 60000,
   globalSetup: '<rootDir>/test/helpers/global-setup.mjs',
 };
