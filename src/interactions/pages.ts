@@ -1,8 +1,12 @@
-/** Every page of a sign-in, rendered from views/: e-mail, password, setup code, second factor, enrolment, recovery codes; and its error pages. */
+/**
+ * Every page of a sign-in, rendered from views/: e-mail, password, setup code, "forgot your password?" and its
+ * code page, second factor, enrolment, recovery codes; and its error pages.
+ */
 import QRCode from 'qrcode';
 import type { InteractionContext } from './state.js';
 import { renderPage } from '../pages/render-page.js';
 import { PageError } from '../errors.js';
+import { SETUP_CODE_MINUTES } from '../domain/password-setup.js';
 
 const titleOf = (ctx: InteractionContext) => `Sign in to ${ctx.state.interaction.entry.app.name}`;
 
@@ -16,7 +20,18 @@ export function renderEmailPage(ctx: InteractionContext, email = '', error?: str
 }
 
 export function renderPasswordPage(ctx: InteractionContext, email: string, error?: string, status = 200) {
-  renderPage(ctx as never, 'password', { ...common(ctx), action: `${ctx.state.interaction.base}password`, email, error }, status);
+  const { base } = ctx.state.interaction;
+  renderPage(ctx as never, 'password', { ...common(ctx), action: `${base}password`, forgot: `${base}forgot`, email, error }, status);
+}
+
+export function renderForgotPage(ctx: InteractionContext, email = '', error?: string, status = 200) {
+  renderPage(ctx as never, 'forgot', { ...common(ctx), action: `${ctx.state.interaction.base}forgot`, email, error }, status);
+}
+
+/** The same page whether or not `email` has an account ("if an account exists, we sent a code"). */
+export function renderResetPage(ctx: InteractionContext, email: string, ticket: string, minLength: number, error?: string, status = 200) {
+  const { base } = ctx.state.interaction;
+  renderPage(ctx as never, 'reset', { ...common(ctx), action: `${base}reset`, forgot: `${base}forgot`, email, ticket, minLength, minutes: SETUP_CODE_MINUTES, error }, status);
 }
 
 export function renderSetupPage(ctx: InteractionContext, email: string, minLength: number, error?: string, status = 200) {

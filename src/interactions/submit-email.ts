@@ -10,7 +10,8 @@ import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEmailPage, renderPasswordPage, renderSetupPage, unavailable } from './pages.js';
 import { countAttempt } from './count-attempt.js';
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+/** What the e-mail fields accept (the forgot-password page too). */
+export const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export function submitEmail(deps: SignInDeps) {
   return async function submitEmail(ctx: InteractionContext) {

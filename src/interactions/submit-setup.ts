@@ -1,13 +1,15 @@
 /**
  * POST …/setup: the mailed code plus a new password twice. The password is checked against the policy first
  * (a typo there does not cost a try); then the code, counted per interaction and per IP and by the code's
- * own 5 tries. Success sets the password, marks the e-mail verified and continues the same sign-in.
+ * own 5 tries. Success sets the password, marks the e-mail verified and continues the same sign-in (should the
+ * user have got a password meanwhile, replacing it counts as a reset: setPasswordFromCode decides, not the page).
  */
-import { checkSetupCode, completePasswordSetup, newPasswordProblems, SETUP_CODE_TRIES, userOfSetupCode } from '../domain/password-setup.js';
+import { checkSetupCode, newPasswordProblems, SETUP_CODE_TRIES, userOfSetupCode } from '../domain/password-setup.js';
+import { setPasswordFromCode } from '../domain/password-reset.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt } from './count-attempt.js';
 import { restart, renderSetupPage } from './pages.js';
-import { continueSignIn } from './continue-sign-in.js';
+import { continueAfterNewPassword } from './continue-after-reset.js';
 
 export function submitSetup(deps: SignInDeps) {
   return async function submitSetup(ctx: InteractionContext) {
@@ -34,7 +36,9 @@ export function submitSetup(deps: SignInDeps) {
       }[check.reason];
       return renderSetupPage(ctx, user.email, min, message, 400);
     }
-    const updated = await completePasswordSetup(store, check.userId, password, settings.passwords);
-    return continueSignIn(ctx, deps, updated, ['pwd']);
+    const { user: updated, replaced } = await setPasswordFromCode(store, deps.services.sendMail, {
+      userId: check.userId, password, policy: settings.passwords, appName: ctx.state.interaction.entry.app.name,
+    });
+    return continueAfterNewPassword(ctx, deps, updated, replaced);
   };
 }

@@ -1,14 +1,18 @@
 /**
  * Where a sign-in stands between pages, carried in a hidden field: "this interaction's user passed the
- * password; next comes the second factor (or enrolment, or the recovery codes page)". HMAC-signed and
- * bound to the interaction uid, so it cannot be forged or carried into another sign-in.
+ * password; next comes the second factor (or enrolment, or the recovery codes page)", or "a reset code was
+ * asked for this address". HMAC-signed and bound to the interaction uid, so it cannot be forged or carried into
+ * another sign-in.
  */
 import { secretsFrom } from '../domain/secrets.js';
 
-export type Stage = 'mfa' | 'enrol' | 'done';
+export type Stage = 'mfa' | 'enrol' | 'done' | 'reset';
 
 export interface Ticket {
-  /** The user's uuid. */
+  /**
+   * The user's uuid. At the 'reset' stage (the "forgot your password?" code page) the e-mail as typed instead:
+   * the address may have no account, and the page must not tell.
+   */
   user: string;
   stage: Stage;
   /** Authentication methods used so far (RFC 8176). */

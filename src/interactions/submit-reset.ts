@@ -1,0 +1,57 @@
+/**
+ * POST …/reset: the code from the "forgot your password?" mail plus a new password twice. It answers alike
+ * whether or not the address has an account: the address comes from the signed ticket of the previous page,
+ * and every code that does not work gets the same words (no count of tries left, which an address without an
+ * account could not have). Tries are limited as on the setup page: by the code's own 5, per sign-in and per IP.
+ */
+import { checkSetupCode, newPasswordProblems } from '../domain/password-setup.js';
+import { resetCodeId, setPasswordFromCode } from '../domain/password-reset.js';
+import { PageError, unavailableIn } from '../errors.js';
+import type { InteractionContext, SignInDeps } from './state.js';
+import { countAttempt } from './count-attempt.js';
+import { renderResetPage, restart } from './pages.js';
+import { continueAfterNewPassword } from './continue-after-reset.js';
+
+export const CODE_DID_NOT_WORK = 'That code did not work. Check the latest e-mail we sent, or ask for a new code.';
+
+/** Setting the password failed (database, or the queue refused the notice): nothing changed, the code is spent. */
+const notChanged = (ctx: InteractionContext, cause: unknown) => new PageError(503, {
+  title: 'Try again shortly', heading: 'Your password was not changed',
+  message: 'Something went wrong on our side, so nothing was changed. Try again shortly with a new code.',
+  link: { href: `${ctx.state.interaction.base}forgot`, label: 'Get a new code' },
+}, cause);
+
+export function submitReset(deps: SignInDeps) {
+  return async function submitReset(ctx: InteractionContext) {
+    const { uid } = ctx.state.interaction.details;
+    const { store, settings } = deps;
+    const token = String(ctx.request.body?.ticket ?? '');
+    const ticket = deps.tickets.verify(uid, token, 'reset');
+    if (!ticket) throw restart(ctx, 'This page has expired. Start again to get a new code.');
+    const email = ticket.user;
+    const again = (message: string, status: number) => renderResetPage(ctx, email, token, settings.passwords.min_length, message, status);
+
+    // A typo in the new password does not cost a try.
+    const password = String(ctx.request.body?.password ?? '');
+    const problems = newPasswordProblems(password, String(ctx.request.body?.confirmation ?? ''), email, settings.passwords);
+    if (problems.length) return again(problems.join(' '), 400);
+
+    const limited = await countAttempt(ctx, deps, [['interaction', `setup:${uid}`]]);
+    if (limited.refused) return again(limited.refused, 429);
+
+    // No code of this sign-in (an address without an account) fails like a wrong one, after the same query.
+    const check = await checkSetupCode(store, resetCodeId(uid), String(ctx.request.body?.code ?? '').replace(/\s/g, ''), settings.secrets.key);
+    const user = check.ok ? await store.users.findById(check.userId) : undefined;
+    if (!user?.is_active) return again(CODE_DID_NOT_WORK, 400);
+
+    let result;
+    try {
+      result = await setPasswordFromCode(store, deps.services.sendMail, { userId: user.id, password, policy: settings.passwords, appName: ctx.state.interaction.entry.app.name });
+    } catch (error) {
+      throw unavailableIn(error) ?? notChanged(ctx, error);
+    }
+    // The mailbox is proven: earlier failed passwords of this address no longer hold the account.
+    await Promise.all([deps.services.limits.reset('account', `${email}|${ctx.ip}`), deps.services.limits.reset('account_total', email)]);
+    return continueAfterNewPassword(ctx, deps, result.user, result.replaced);
+  };
+}
