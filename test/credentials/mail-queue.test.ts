@@ -2,7 +2,7 @@
  * Mail through the `mail` queue as `idp worker` / embedded `idp serve` run it (startWorkers): delivered over
  * SMTP, and retried when the SMTP server is not there yet.
  */
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/ports.js';
 import { startWorkers } from '../../jobs/worker.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { redisConnection } from '../../src/queue/queues.js';
@@ -13,13 +13,6 @@ import { testSettings } from '../helpers/settings.js';
 import { REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { codeIn, startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { privateRedis } from '../helpers/redis.js';
 import { totpCode } from '../helpers/totp.js';
 import { confirmTotp, pendingTotpSecret } from '../../src/domain/totp.js';
 import { PASSWORD, startCredentialsServer, type CredentialsServer } from './credentials-server.js';
-import { alertText, enterCode, enterEmail, enterPassword, heading, startFlow } from './flow.js';
+import { alertText, enterCode, enterEmail, enterPassword, startFlow } from './flow.js';
 
 const LOCKED = 'Too many failed sign-in attempts for this account. Try again in 15 minutes.';
 

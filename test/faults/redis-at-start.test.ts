@@ -2,24 +2,16 @@
  * Redis unreachable when the service starts: it starts anyway, warns at once in its log, readiness says which
  * dependency is missing, and the sign-in page answers (docs/credentials.md, README "Webhooks and background work").
  */
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/observability/logger.js';
+import { captureLog } from '../helpers/log-capture.js';
 import { startOidcServer, type OidcTestServer } from '../helpers/oidc-server.js';
 import { CookieClient, pkceRequest } from '../helpers/http-client.js';
 
-const lines: Array<Record<string, any>> = [];
-const capture = new Writable({
-  write(chunk, _encoding, done) {
-    for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-    done();
-  },
-});
-
+const { logger, lines } = captureLog();
 let idp: OidcTestServer;
 beforeAll(async () => {
   // Port 1 on loopback: nothing listens there, connections are refused at once.
   idp = await startOidcServer('pglite', 'http://127.0.0.1:1/callback', [{ slug: 'wiki' }], {
-    redisServices: true, logger: createLogger('info', capture), overrides: { redis: { url: 'redis://127.0.0.1:1' } },
+    redisServices: true, logger, overrides: { redis: { url: 'redis://127.0.0.1:1' } },
   });
 }, 60_000);
 afterAll(async () => idp?.close());

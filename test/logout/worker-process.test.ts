@@ -3,9 +3,8 @@
  * the shared database's keys (no HTTP server) and signs tokens the web server's JWKS verifies.
  * A separate process shares the database: PostgreSQL only (PGlite is single-process).
  */
-import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../helpers/ports.js';
 import os from 'node:os';
 import path from 'node:path';
 import { startIdp } from '../helpers/cli.js';
@@ -55,11 +54,3 @@ withPostgres('idp worker signs and delivers a backchannel logout', async () => {
     await receiver.close();
   }
 }, 90_000);
-
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}

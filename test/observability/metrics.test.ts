@@ -3,13 +3,10 @@
  * behind a trusted proxy; a port of its own), the series an operator alerts on, labels by route template, and a
  * request id on the answer and on every log line of the request.
  */
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/observability/logger.js';
+import { captureLog } from '../helpers/log-capture.js';
+import { freePort } from '../helpers/ports.js';
 import { PASSWORD, startOidcServer, type OidcTestServer } from '../helpers/oidc-server.js';
-import { CookieClient, httpSignIn, redeemCode, submit } from '../helpers/http-client.js';
-import { pkceRequest } from '../helpers/http-client.js';
+import { CookieClient, httpSignIn, pkceRequest, redeemCode, submit } from '../helpers/http-client.js';
 
 const CALLBACK = 'http://127.0.0.1:1/callback';
 const TOKEN = 'metrics-token-0123456789';
@@ -20,27 +17,14 @@ function valueOf(text: string, series: string): number {
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe('with a metrics token', () => {
   let idp: OidcTestServer;
-  const lines: Array<Record<string, any>> = [];
-  const capture = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
+  const { logger, lines } = captureLog();
 
   beforeAll(async () => {
     idp = await startOidcServer('pglite', CALLBACK, [{ slug: 'wiki', access_group: 'staff' }], {
-      logger: createLogger('info', capture), overrides: { metrics: { enabled: true, token: TOKEN, port: 0 } },
+      logger, overrides: { metrics: { enabled: true, token: TOKEN, port: 0 } },
     });
   });
   afterAll(async () => idp?.close());

@@ -3,23 +3,15 @@
  * plain "Internal Server Error"), logged once with its stack, and the request log says 500; an oversized form
  * gets a readable 413 page; an unknown address a readable 404 page.
  */
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/observability/logger.js';
+import { captureLog } from '../helpers/log-capture.js';
 import { PASSWORD, startOidcServer, type OidcTestServer } from '../helpers/oidc-server.js';
 import { CookieClient, formOf, pkceRequest, submit, type HttpResponse } from '../helpers/http-client.js';
 
-const lines: Array<Record<string, any>> = [];
-const capture = new Writable({
-  write(chunk, _encoding, done) {
-    for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-    done();
-  },
-});
-
+const { logger, lines } = captureLog();
 let idp: OidcTestServer;
 const callback = 'http://127.0.0.1:1/callback';
 beforeAll(async () => {
-  idp = await startOidcServer('pglite', callback, [{ slug: 'wiki' }], { logger: createLogger('info', capture) });
+  idp = await startOidcServer('pglite', callback, [{ slug: 'wiki' }], { logger });
 });
 afterAll(async () => idp?.close());
 
