@@ -15,8 +15,28 @@ import { activeSecrets, webhookHeaders } from './sign-webhook.js';
 
 export const GONE_REASON = 'the receiver answered 410 Gone';
 
+/** A read kept for `ms` (a failed read is not kept): for state that changes rarely and is read on a hot path. */
+function keptFor<T>(ms: number, read: () => Promise<T>): { get(): Promise<T>; forget(): void } {
+  let kept: { at: number; value: Promise<T> } | undefined;
+  return {
+    get() {
+      if (!kept || Date.now() - kept.at > ms) {
+        const value = read();
+        kept = { at: Date.now(), value };
+        value.catch(() => { if (kept?.value === value) kept = undefined; });
+      }
+      return kept.value;
+    },
+    forget() {
+      kept = undefined;
+    },
+  };
+}
+
 export function webhookProcessor(store: Store, settings: Settings) {
   const apps = new Map(settings.applications.map((app) => [app.slug, app]));
+  // Receivers are disabled by a 410 and enabled by an operator, rarely: one read a second per process, not one per attempt.
+  const disabledReceivers = keptFor(1000, () => store.events.disabledEndpoints());
 
   return async function deliverWebhook(job: Job<DeliveryJob>): Promise<void> {
     const delivery = await store.events.findDelivery(job.data.deliveryId);
@@ -25,7 +45,7 @@ export function webhookProcessor(store: Store, settings: Settings) {
     const webhook = apps.get(delivery.app)?.webhook;
     const position = positionOf(delivery.attempts, job);
     if (!event || !webhook?.secret) return abandonDelivery(store, delivery.id, position.attempt, 'the application has no webhook configured any more');
-    const disabled = await store.events.disabledEndpoint(delivery.app);
+    const disabled = (await disabledReceivers.get()).find((row) => row.app === delivery.app);
     if (disabled?.url === delivery.target) {
       return abandonDelivery(store, delivery.id, position.attempt, `the receiver is disabled (${disabled.reason}); enable it with idp webhooks enable ${delivery.app}`);
     }
@@ -37,7 +57,10 @@ export function webhookProcessor(store: Store, settings: Settings) {
       allowInsecureLoopback: settings.webhooks.allow_insecure_loopback,
       retryAfterMaxSeconds: settings.webhooks.retry_after_max_seconds,
     });
-    if (result.status === 410) await store.events.disableEndpoint(delivery.app, delivery.target, GONE_REASON);
+    if (result.status === 410) {
+      await store.events.disableEndpoint(delivery.app, delivery.target, GONE_REASON);
+      disabledReceivers.forget();
+    }
     await settleAttempt(store, delivery, position, result);
   };
 }

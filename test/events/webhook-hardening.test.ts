@@ -118,6 +118,7 @@ describe.each(engines)('webhook hardening (%s)', (engine) => {
     expect(rows[0]!.last_error).toContain('idp webhooks enable gone');
 
     expect(await s.db.store.events.enableEndpoint('gone')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // workers re-read the disabled receivers once a second
     await deactivate();
     await gone.waitFor(2);
   });

@@ -10,7 +10,7 @@
  *
  * Only correctness is asserted (no errors, nothing lost, attempts bounded); timings are printed and written to
  * docs/performance.md. The run stops by itself: a hard overall deadline closes every server and exits non-zero.
- * Tunables (defaults in brackets): LOAD_DEADLINE_SECONDS [420], LOAD_SETTLE_SECONDS [240], LOAD_SEED [random],
+ * Tunables (defaults in brackets): LOAD_DEADLINE_SECONDS [540], LOAD_SETTLE_SECONDS [330], LOAD_SEED [random],
  * LOAD_WRITE_DOCS [1; 0 = print only].
  */
 import { createHmac, randomInt } from 'node:crypto';
@@ -47,8 +47,9 @@ const EVENT_CONCURRENCY = 16;
 const WORKER_CONCURRENCY = 50;
 const FAILURE_RATE = 0.5;
 const MAX_ATTEMPTS = 4; // webhooks.retries 3 + 1
-const DEADLINE_MS = Number(process.env.LOAD_DEADLINE_SECONDS ?? 420) * 1000;
-const SETTLE_MS = Number(process.env.LOAD_SETTLE_SECONDS ?? 240) * 1000;
+// Bounds, not targets: throughput is issue #12's (docs/performance.md); a busy 2-core runner needs the headroom.
+const DEADLINE_MS = Number(process.env.LOAD_DEADLINE_SECONDS ?? 540) * 1000;
+const SETTLE_MS = Number(process.env.LOAD_SETTLE_SECONDS ?? 330) * 1000;
 const SEED = Number(process.env.LOAD_SEED ?? randomInt(1, 2 ** 31));
 const WEBHOOK_SECRET = 'whsec-load-0123456789abcdef';
 
