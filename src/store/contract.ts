@@ -168,6 +168,8 @@ export type { MfaRepository, PasswordSetupRepository, SetupCodeRow, TotpCredenti
 import type { MfaRepository, PasswordSetupRepository } from './mfa-contract.js';
 export type { ActorType, AuditFilter, AuditRepository, AuditRow, NewAuditEvent } from './audit-contract.js';
 import type { AuditRepository } from './audit-contract.js';
+export type { NewPasskey, PasskeyRow, PasskeysRepository } from './passkeys-contract.js';
+import type { PasskeysRepository } from './passkeys-contract.js';
 
 export interface Store {
   audit: AuditRepository;
@@ -184,8 +186,10 @@ export interface Store {
   mfa: MfaRepository;
   /** E-mailed setup codes and recovery links (mfa-contract.ts). */
   passwordSetup: PasswordSetupRepository;
-  /** Deletes expired rows (OIDC payloads, setup codes and recovery links); returns how many, per kind. */
-  sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number }>;
+  /** Passkeys and their WebAuthn challenges (passkeys-contract.ts). */
+  passkeys: PasskeysRepository;
+  /** Deletes expired rows (OIDC payloads, setup codes and recovery links, WebAuthn challenges); returns how many, per kind. */
+  sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** Resolves when the database answers. */

@@ -6,6 +6,7 @@ import * as events from './migrations/0003_events.js';
 import * as credentials from './migrations/0004_credentials.js';
 import * as webhookEndpoints from './migrations/0005_webhook_endpoints.js';
 import * as audit from './migrations/0006_audit.js';
+import * as passkeys from './migrations/0007_passkeys.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   '0004_credentials': credentials,
   '0005_webhook_endpoints': webhookEndpoints,
   '0006_audit': audit,
+  '0007_passkeys': passkeys,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -12,6 +12,7 @@ import { eventsRepository } from './events-repository.js';
 import { mfaRepository } from './mfa-repository.js';
 import { passwordSetupRepository } from './password-setup-repository.js';
 import { auditRepository } from './audit-repository.js';
+import { passkeysRepository } from './passkeys-repository.js';
 
 export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
   const store: Store = {
@@ -25,6 +26,7 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
     events: eventsRepository(db),
     mfa: mfaRepository(db),
     passwordSetup: passwordSetupRepository(db),
+    passkeys: passkeysRepository(db),
     state: {
       async claimOnce(key) {
         const result = await db.insertInto('instance_state').values({ key })
@@ -33,7 +35,11 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
       },
     },
     async sweepExpired(now) {
-      return { oidcPayloads: await store.oidcPayloads.sweepExpired(now), passwordSetup: await store.passwordSetup.sweepExpired(now) };
+      return {
+        oidcPayloads: await store.oidcPayloads.sweepExpired(now),
+        passwordSetup: await store.passwordSetup.sweepExpired(now),
+        challenges: await store.passkeys.sweepExpired(now),
+      };
     },
     transaction: (work) => (inTransaction ? work(store) : db.transaction().execute((trx) => work(createStore(trx, true)))),
     async ping() {

@@ -88,4 +88,27 @@ export interface Tables {
   recovery_codes: RecoveryCodesTable;
   password_setup_codes: PasswordSetupCodesTable;
   recovery_links: RecoveryLinksTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
+}
+
+export interface PasskeysTable {
+  id: string;
+  user_id: number;
+  public_key: string;
+  /** bigint: node-postgres returns it as text. */
+  sign_count: ColumnType<string, string | number, string | number>;
+  /** Comma-separated (usb,nfc,internal,hybrid…). */
+  transports: string;
+  device_type: string;
+  backed_up: boolean;
+  name: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  last_used_at: Date | null;
+}
+
+export interface WebauthnChallengesTable {
+  challenge: string;
+  purpose: string;
+  expires_at: Date;
 }

@@ -10,6 +10,7 @@ import { runGroupsConformance } from './groups.js';
 import { runInstanceConformance } from './instance.js';
 import { runMfaConformance } from './mfa.js';
 import { runOidcPayloadsConformance } from './oidc-payloads.js';
+import { runPasskeysConformance } from './passkeys.js';
 import { runPasswordSetupConformance } from './password-setup.js';
 import { runSigningKeysConformance } from './signing-keys.js';
 import { runSweepConformance } from './sweep.js';
@@ -25,6 +26,7 @@ export function runStoreConformance(open: Open, backend: Backend): void {
   runInstanceConformance(open);
   runMfaConformance(open);
   runPasswordSetupConformance(open);
+  runPasskeysConformance(open);
   runOidcPayloadsConformance(open);
   runEventsConformance(open, backend);
   runSweepConformance(open);
