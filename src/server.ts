@@ -37,11 +37,13 @@ export interface AppParts {
   enqueue?: Enqueue;
   /** The sign-in pages (/if/…). */
   signIn: Middleware;
+  /** The account page under /account/. */
+  account?: Middleware;
   /** The providers under /application/o/, and the cookie keys they sign with (the app must use the same). */
   oidc: { dispatch: Middleware; cookieKeys: string[] };
 }
 
-export function createApp({ settings, store, logger, limits, readiness, enqueue, signIn, oidc }: AppParts): Koa {
+export function createApp({ settings, store, logger, limits, readiness, enqueue, signIn, account, oidc }: AppParts): Koa {
   // Behind proxies, the client address is the one the last `proxy_hops` proxies saw (X-Forwarded-For from the right).
   const app = new Koa({ proxy: settings.server.trust_proxy, maxIpsCount: settings.server.proxy_hops });
   app.silent = true; // every error is rendered and logged by renderErrors
@@ -62,6 +64,7 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
   app.use(serveStatic());
   app.use(serveAvatar);
   app.use(signIn);
+  if (account) app.use(account);
   app.use(oidc.dispatch);
   return app;
 }

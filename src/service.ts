@@ -21,6 +21,7 @@ import { redisConnection } from './queue/queues.js';
 import { enqueueMail, mailQueue } from './queue/mail-queue.js';
 import { startProducer } from './queue/producer.js';
 import { interactionMiddleware } from './interactions/router.js';
+import { accountMiddleware } from './account/router.js';
 import { interactionPath } from './interactions/state.js';
 import { prepareOidc } from './oidc/setup.js';
 import type { ProviderSet } from './oidc/providers.js';
@@ -131,7 +132,8 @@ export async function startService(settings: Settings, options: ServiceOptions =
 
     const app = createApp({
       settings, store, logger, limits: infrastructure.limits, readiness, enqueue: background?.enqueue,
-      signIn: interactionMiddleware(oidc.providers, store, settings, infrastructure),
+      signIn: interactionMiddleware(oidc.providers, store, settings, { ...infrastructure, logger: logger.child({ component: 'sign-in' }) }),
+      account: accountMiddleware({ store, settings, limits: infrastructure.limits, sendMail: infrastructure.sendMail, providers: oidc.providers }),
       oidc,
     });
     let server = options.server;

@@ -64,11 +64,12 @@ export async function recordEndedSession(store: Store, ended: EndedSession): Pro
 
 /**
  * Deactivation: inside the caller's transaction, destroy every session, grant and token of the user and
- * queue a backchannel logout to each client the user held a grant with.
+ * queue a backchannel logout to each client the user held a grant with. `keepSessionUid` spares one browser
+ * session (its grants and tokens still end).
  */
-export async function signOutEverywhere(tx: Store, userUuid: string): Promise<void> {
+export async function signOutEverywhere(tx: Store, userUuid: string, keepSessionUid?: string): Promise<void> {
   const clients = await tx.oidcPayloads.grantedClients(userUuid, new Date());
-  await tx.oidcPayloads.destroyByAccount(userUuid);
+  await tx.oidcPayloads.destroyByAccount(userUuid, keepSessionUid);
   await emitBackchannelLogout(tx, userUuid, clients.map((client_id) => ({ client_id })));
 }
 

@@ -54,6 +54,18 @@ export function passwordChangedMessage(to: string, userId: string, appName: stri
   };
 }
 
+/** After a change on the account page: the same notice, saying where it happened. */
+export function passwordChangedOnAccountMessage(to: string, userId: string, at: Date): MailMessage {
+  return {
+    to,
+    userId,
+    subject: 'Your password was changed',
+    text: `Hello,\n\nthe password of your account was changed on ${at.toUTCString()} on your account page. `
+      + 'Your other sessions were signed out.\n\n'
+      + 'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
+  };
+}
+
 const transports = new Map<string, Transporter>();
 function smtpTransport(url: string): Transporter {
   let transport = transports.get(url);

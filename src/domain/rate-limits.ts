@@ -14,9 +14,10 @@ import type { Settings } from '../settings/schema.js';
  * account: failed passwords for one account from one address (a lock there locks out only that address);
  * account_total: from any address (bounds a distributed guess; the password-reset path stays open);
  * ip: sign-in posts per address; interaction: codes per sign-in; api: requests per API token;
- * client_auth: failed client authentications per client and address at the token endpoint.
+ * client_auth: failed client authentications per client and address at the token endpoint;
+ * account_changes: changes per person on the account page.
  */
-export type LimitKind = 'account' | 'account_total' | 'ip' | 'interaction' | 'api' | 'client_auth';
+export type LimitKind = 'account' | 'account_total' | 'ip' | 'interaction' | 'api' | 'client_auth' | 'account_changes';
 
 export type LimitOutcome = { allowed: true } | { allowed: false; kind: LimitKind; retryAfterSeconds: number };
 
@@ -43,6 +44,7 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
     interaction: { points: limits.interaction_attempts, duration: INTERACTION_WINDOW_SECONDS },
     api: { points: limits.api_per_minute, duration: 60 },
     client_auth: { points: CLIENT_AUTH_FAILURES_PER_MINUTE, duration: 60 },
+    account_changes: { points: settings.account.changes_per_hour, duration: 3600 },
   };
   const limiters = Object.fromEntries(Object.entries(options).map(([kind, opts]) => {
     const keyPrefix = `${settings.redis.prefix}:rl:${kind}`;

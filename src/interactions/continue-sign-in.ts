@@ -1,6 +1,6 @@
 /**
- * After the first factor (password, or a password just set): the second factor when the user has TOTP,
- * enrolment when the application requires MFA and the user has none, else finish. Finishing checks the
+ * After the first factor (password, or a password just set): the second factor when the user has TOTP or a
+ * passkey, enrolment when the application requires MFA and the user has neither, else finish. Finishing checks the
  * application's access group (spec §5) last, so nothing about membership shows before both factors.
  */
 import type { InteractionResults } from 'oidc-provider';
@@ -9,15 +9,23 @@ import { mayUseApplication } from '../domain/applications.js';
 import { recordSignIn } from '../domain/users.js';
 import { signIns } from '../observability/metrics.js';
 import { hasTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
+import { hasPasskey } from '../domain/passkeys.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEnrolPage, renderMfaPage } from './pages.js';
 import { audit, currentActor } from '../domain/audit.js';
 
 export async function continueSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[]) {
   const { uid } = ctx.state.interaction.details;
-  if (await hasTotp(deps.store, user.id)) return renderMfaPage(ctx, deps.tickets.sign(uid, { user: user.uuid, stage: 'mfa', amr }));
+  const [totp, passkey] = await Promise.all([hasTotp(deps.store, user.id), hasPasskey(deps.store, user.id)]);
+  if (totp || passkey) return renderMfaPage(ctx, deps.tickets.sign(uid, { user: user.uuid, stage: 'mfa', amr }), { totp, passkey });
   if (ctx.state.interaction.entry.app.require_mfa) return showEnrolment(ctx, deps, user, amr, true);
   return completeSignIn(ctx, deps, user, amr);
+}
+
+/** The second-factor page again (after a wrong code or passkey), offering what the user has. */
+export async function showSecondFactor(ctx: InteractionContext, deps: SignInDeps, user: UserRow, ticket: string, error: string, status: number) {
+  const [totp, passkey] = await Promise.all([hasTotp(deps.store, user.id), hasPasskey(deps.store, user.id)]);
+  return renderMfaPage(ctx, ticket, { totp, passkey }, error, status);
 }
 
 /** The enrolment page: a new secret when `fresh`, else the pending one again (after a wrong code). */
@@ -25,7 +33,7 @@ export async function showEnrolment(ctx: InteractionContext, deps: SignInDeps, u
   const { uid } = ctx.state.interaction.details;
   const secret = await pendingTotpSecret(deps.store, user, deps.settings.secrets.key, fresh);
   // Confirmed meanwhile (another tab): ask for a code like any enrolled user.
-  if (!secret) return renderMfaPage(ctx, deps.tickets.sign(uid, { user: user.uuid, stage: 'mfa', amr }));
+  if (!secret) return renderMfaPage(ctx, deps.tickets.sign(uid, { user: user.uuid, stage: 'mfa', amr }), { totp: true, passkey: false });
   const issuer = new URL(deps.settings.issuer.base_url).host;
   const ticket = deps.tickets.sign(uid, { user: user.uuid, stage: 'enrol', amr });
   return renderEnrolPage(ctx, ticket, secret, otpauthUrl(secret, user.email, issuer), error, error ? 400 : 200);

@@ -16,8 +16,13 @@ function common(ctx: InteractionContext) {
 }
 
 export function renderEmailPage(ctx: InteractionContext, email = '', error?: string, status = 200) {
-  renderPage(ctx as never, 'email', { ...common(ctx), action: `${ctx.state.interaction.base}email`, email, error }, status);
+  const { base } = ctx.state.interaction;
+  // After a failed passkey the browser's autofill is not started again by itself (it would answer at once, again).
+  renderPage(ctx as never, 'email', { ...common(ctx), action: `${base}email`, passkey: passkeyForm(ctx), autofill: !error, email, error }, status);
 }
+
+/** The passkey form's targets (views/static/passkey.js fetches the options, then posts the answer). */
+const passkeyForm = (ctx: InteractionContext) => ({ action: `${ctx.state.interaction.base}passkey`, options: `${ctx.state.interaction.base}passkey/options` });
 
 export function renderPasswordPage(ctx: InteractionContext, email: string, error?: string, status = 200) {
   const { base } = ctx.state.interaction;
@@ -38,8 +43,9 @@ export function renderSetupPage(ctx: InteractionContext, email: string, minLengt
   renderPage(ctx as never, 'setup', { ...common(ctx), action: `${ctx.state.interaction.base}setup`, email, minLength, error }, status);
 }
 
-export function renderMfaPage(ctx: InteractionContext, ticket: string, error?: string, status = 200) {
-  renderPage(ctx as never, 'mfa', { ...common(ctx), action: `${ctx.state.interaction.base}mfa`, ticket, error }, status);
+/** The second factor: a code field when the user has TOTP, a passkey button when they have a passkey. */
+export function renderMfaPage(ctx: InteractionContext, ticket: string, has: { totp: boolean; passkey: boolean }, error?: string, status = 200) {
+  renderPage(ctx as never, 'mfa', { ...common(ctx), action: `${ctx.state.interaction.base}mfa`, passkey: has.passkey && passkeyForm(ctx), totp: has.totp, ticket, error }, status);
 }
 
 /** The QR code is an inline data: URL (the pages' CSP allows img-src data:), so the secret never leaves this response. */

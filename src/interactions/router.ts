@@ -19,10 +19,12 @@ import { submitMfa } from './submit-mfa.js';
 import { submitEnrolment } from './submit-enrolment.js';
 import { submitFinish } from './submit-finish.js';
 import { showRecoveryLink, submitRecoveryLink } from './recovery-link.js';
+import { passkeyOptions, submitPasskey } from './submit-passkey.js';
+import { relyingPartyOf } from '../domain/passkeys.js';
 
 export function interactionMiddleware(apps: SignInApps, store: Store, settings: Settings, services: SignInServices): Middleware {
   const csrf = csrfTokens(settings.secrets.key);
-  const deps = { store, settings, services, tickets: ticketSigner(settings.secrets.key) };
+  const deps = { store, settings, services, tickets: ticketSigner(settings.secrets.key), rp: relyingPartyOf(settings.issuer.base_url) };
   const router = new Router({ prefix: '/if/flow/:slug/:uid' });
   const load = loadInteraction(apps, csrf) as Middleware;
   const posted = [parseForm() as Middleware, load, checkCsrf(csrf) as Middleware];
@@ -36,6 +38,8 @@ export function interactionMiddleware(apps: SignInApps, store: Store, settings: 
   router.post('/mfa', ...posted, submitMfa(deps) as Middleware);
   router.post('/enrol', ...posted, submitEnrolment(deps) as Middleware);
   router.post('/finish', ...posted, submitFinish(deps) as Middleware);
+  router.post('/passkey/options', ...posted, passkeyOptions(deps) as Middleware);
+  router.post('/passkey', ...posted, submitPasskey(deps) as Middleware);
 
   const recovery = new Router({ prefix: '/if/recovery/:token' });
   recovery.get('/', showRecoveryLink(deps, csrf) as unknown as Middleware);

@@ -5,7 +5,9 @@ import type { ApplicationSettings, Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import type { SendMail } from '../domain/mail.js';
+import type { Logger } from 'pino';
 import type { TicketSigner } from './tickets.js';
+import type { RelyingParty } from '../domain/passkeys.js';
 
 /** The sign-in page of an interaction: `/if/flow/{slug}/{uid}/` (the engine sends the browser there). */
 export const interactionPath = (slug: string, uid: string) => `/if/flow/${slug}/${uid}/`;
@@ -24,6 +26,8 @@ export interface SignInApps {
 export interface SignInServices {
   limits: RateLimits;
   sendMail: SendMail;
+  /** For what must reach an operator now (a cloned passkey); the audit trail keeps the rest. */
+  logger?: Logger;
 }
 
 /** What every handler shares, built once by the router. */
@@ -32,6 +36,8 @@ export interface SignInDeps {
   settings: Settings;
   services: SignInServices;
   tickets: TicketSigner;
+  /** Passkeys are bound to the base URL's host name and origin. */
+  rp: RelyingParty;
 }
 
 export type InteractionDetails = Awaited<ReturnType<Provider['interactionDetails']>>;

@@ -7,8 +7,7 @@ import { useRecoveryCode } from '../domain/recovery-codes.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
-import { renderMfaPage } from './pages.js';
-import { completeSignIn } from './continue-sign-in.js';
+import { completeSignIn, showSecondFactor } from './continue-sign-in.js';
 import { signIns } from '../observability/metrics.js';
 import { audit } from '../domain/audit.js';
 
@@ -20,7 +19,7 @@ export function submitMfa(deps: SignInDeps) {
     const { ticket, user } = await loadTicketUser(ctx, deps, 'mfa');
     const token = String(ctx.request.body?.ticket);
     const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${ctx.state.interaction.details.uid}`]]);
-    if (limited.refused) return renderMfaPage(ctx, token, limited.refused, 429);
+    if (limited.refused) return showSecondFactor(ctx, deps, user, token, limited.refused, 429);
 
     const code = String(ctx.request.body?.code ?? '').replace(/\s/g, '');
     const key = deps.settings.secrets.key;
@@ -29,14 +28,14 @@ export function submitMfa(deps: SignInDeps) {
       if (outcome !== 'ok') {
         signIns.inc({ outcome: 'failure', method: 'otp' });
         await audit(deps.store, 'sign_in.failed', { user: user.uuid, app: ctx.state.interaction.entry.app.slug, details: { step: 'otp', replayed: outcome === 'replayed' } });
-        return renderMfaPage(ctx, token, outcome === 'replayed' ? USED_CODE : WRONG_CODE, 400);
+        return showSecondFactor(ctx, deps, user, token, outcome === 'replayed' ? USED_CODE : WRONG_CODE, 400);
       }
       return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp']);
     }
     if (!(await useRecoveryCode(deps.store, user.id, code, key))) {
       signIns.inc({ outcome: 'failure', method: 'recovery_code' });
       await audit(deps.store, 'sign_in.failed', { user: user.uuid, app: ctx.state.interaction.entry.app.slug, details: { step: 'recovery_code' } });
-      return renderMfaPage(ctx, token, WRONG_CODE, 400);
+      return showSecondFactor(ctx, deps, user, token, WRONG_CODE, 400);
     }
     // A recovery code stands in for the one-time code: the same amr, ["pwd", "otp"] (docs/integrating.md).
     return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp']);

@@ -8,6 +8,7 @@ import type { ApplicationSettings } from '../settings/schema.js';
 import { providerConfiguration, type ProviderParts } from './provider-config.js';
 import { tokensIssued } from '../observability/metrics.js';
 import { recordEndedSessions, replaceBackchannelSender } from './logout.js';
+import { everyApplication } from '../account/account-app.js';
 
 export interface AppProvider {
   app: ApplicationSettings;
@@ -43,7 +44,7 @@ function advertiseSharedEndpoints(baseUrl: string) {
 export function createProviders(parts: ProviderParts & { logger: Logger }): ProviderSet {
   const { settings, logger } = parts;
   const set: ProviderSet = { bySlug: new Map(), byClientId: new Map(), cookieKeys: parts.cookieKeys };
-  for (const app of settings.applications) {
+  for (const app of everyApplication(settings)) {
     const provider = new Provider(issuerOf(settings.issuer.base_url, app.slug), providerConfiguration(app, parts));
     provider.proxy = settings.server.trust_proxy;
     provider.use(advertiseSharedEndpoints(settings.issuer.base_url) as never);

@@ -1,6 +1,6 @@
 /**
- * Renders views/*.eta (auto-escaped) with the pages' security headers: a CSP that allows no script at all,
- * styles and images from our origin only, and no framing.
+ * Renders views/*.eta (auto-escaped) with the pages' security headers: a CSP that allows scripts, styles,
+ * images and fetches from our origin only (the passkey script; never inline), and no framing.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -17,7 +17,7 @@ export const VIEWS_DIR = [path.resolve(here, '../../views'), path.resolve(here, 
 const eta = new Eta({ views: VIEWS_DIR, autoEscape: true, cache: true, useWith: false });
 
 // No form-action: a successful sign-in redirects to the application's own origin, which Chrome checks too.
-const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
+const PAGE_CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
 
 export interface PageData {
   title: string;

@@ -19,7 +19,7 @@ const section = <P extends Record<string, JSONSchema>>(description: string, prop
 export const settingsSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'metrics', 'audit', 'api', 'tokens', 'keys', 'passwords', 'webhooks', 'worker', 'mail', 'rate_limits', 'applications'],
+  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'metrics', 'audit', 'api', 'tokens', 'keys', 'passwords', 'webhooks', 'worker', 'mail', 'rate_limits', 'account', 'applications'],
   properties: {
     issuer: section('Public identity of the service.', {
       base_url: {
@@ -116,6 +116,10 @@ export const settingsSchema = {
       ip_per_minute: int(1, 'Password and code attempts per client IP per minute.'),
       interaction_attempts: int(1, 'Second-factor and setup-code attempts per sign-in.'),
       api_per_minute: int(1, 'Provisioning API requests per API token per minute; further requests get 429 with Retry-After.'),
+    }),
+    account: section('The account page at /account/ (docs/credentials.md).', {
+      profile_edits: { type: 'boolean', description: 'People may change their own name and e-mail address there (a new address is unverified until proven). Off: the profile is read-only and only the provisioning API changes it.' },
+      changes_per_hour: int(1, 'Changes one person may make on the account page per hour (password, second factors, passkeys, sign-outs).'),
     }),
     applications: {
       type: 'array',

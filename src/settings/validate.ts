@@ -1,4 +1,5 @@
 /** Validates merged configuration and turns the first problem into one line naming the key and the rule. */
+import { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG } from '../account/account-app.js';
 import { Ajv, type ErrorObject } from 'ajv';
 import { settingsSchema, type ApplicationSettings, type Settings } from './schema.js';
 import { isSecureOrLoopbackUrl } from '../loopback.js';
@@ -72,7 +73,7 @@ function namingTheApplication(message: string, raw: unknown): string {
 }
 
 /** Slugs that would shadow the shared endpoints under /application/o/. */
-const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo', 'introspect', 'revoke']);
+const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo', 'introspect', 'revoke', ACCOUNT_SLUG]);
 const BUILT_IN_SCOPES = new Set(['openid', 'profile', 'email', 'offline_access']);
 
 /** https anywhere; plain http only on loopback (local development). No fragments. */
@@ -96,6 +97,7 @@ function checkApplications(applications: ApplicationSettings[], allowInsecureLoo
     const isPublic = app.client_type === 'public';
     if (RESERVED_SLUGS.has(app.slug)) throw new ConfigError(`${key}.slug "${app.slug}" is reserved (${[...RESERVED_SLUGS].join(', ')})`);
     if (slugs.has(app.slug)) throw new ConfigError(`${key}.slug "${app.slug}" is used by another application`);
+    if (app.client_id === ACCOUNT_CLIENT_ID) throw new ConfigError(`${key}.client_id "${app.client_id}" is reserved for the account page`);
     if (clientIds.has(app.client_id)) throw new ConfigError(`${key}.client_id "${app.client_id}" is used by another application`);
     slugs.add(app.slug);
     clientIds.add(app.client_id);

@@ -124,8 +124,11 @@ export interface OidcPayloadsRepository {
   revokeClientGrants(accountId: string, clientIds: string[], now: Date): Promise<string[]>;
   /** Client ids the account holds live grants with (who must hear a backchannel logout when it is signed out everywhere). */
   grantedClients(accountId: string, now: Date): Promise<string[]>;
-  /** Deletes every session, grant, code and token of the account; returns how many rows. */
-  destroyByAccount(accountId: string): Promise<number>;
+  /**
+   * Deletes every session, grant, code and token of the account; returns how many rows. With `keepSessionUid`
+   * that one session stays (a password changed on the account page keeps the browser that changed it).
+   */
+  destroyByAccount(accountId: string, keepSessionUid?: string): Promise<number>;
   /** Deletes rows whose expires_at is before `now`; returns how many. */
   sweepExpired(now: Date): Promise<number>;
 }

@@ -71,8 +71,10 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
       return rows.map((row) => row.client_id!);
     },
 
-    async destroyByAccount(accountId) {
-      const result = await db.deleteFrom('oidc_payloads').where('account_id', '=', accountId).executeTakeFirst();
+    async destroyByAccount(accountId, keepSessionUid) {
+      let query = db.deleteFrom('oidc_payloads').where('account_id', '=', accountId);
+      if (keepSessionUid) query = query.where((eb) => eb.not(eb.and([eb('model', '=', 'Session'), eb('uid', '=', keepSessionUid)])));
+      const result = await query.executeTakeFirst();
       return Number(result.numDeletedRows);
     },
 

@@ -10,7 +10,7 @@ export interface StartedFlow {
   config: client.Configuration;
   request: AuthorizationRequest;
   /** Waits for the callback and redeems the code, as the application would. */
-  finish(): Promise<client.TokenEndpointResponse>;
+  finish(): ReturnType<typeof exchangeCode>;
 }
 
 export async function startFlow(page: Page, app: TestApp): Promise<StartedFlow> {

@@ -60,6 +60,8 @@ export interface OidcServerOptions {
   logger?: Logger;
   /** A database the caller opened and closes (e.g. a private PostgreSQL server); default: a fresh test database. */
   db?: TestDatabase;
+  /** The host name of the base URL: `localhost` where passkeys are tested (WebAuthn refuses IP addresses). */
+  hostname?: 'localhost' | '127.0.0.1';
 }
 
 let counter = 0;
@@ -75,7 +77,7 @@ export async function startOidcServer(
   const server = http.createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `http://${options.hostname ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
   // A public application has no secret; a machine client (client_credentials only) no redirect URI.
   const applications = apps.map((app) => ({
     name: `App ${app.slug}`,

@@ -141,5 +141,19 @@ export function runOidcPayloadsConformance(open: Open): void {
       expect(await store.oidcPayloads.grantedClients('acc-1', new Date())).toEqual([]);
       expect(await store.oidcPayloads.grantedClients('acc-2', new Date())).toEqual(['docs']);
     });
+
+    test('destroyByAccount may keep one session: its grants and tokens still go, other sessions too', async () => {
+      await store.oidcPayloads.upsert(row('kg1', { model: 'Grant', account_id: 'acc-k', client_id: 'wiki' }));
+      await store.oidcPayloads.upsert(row('kat1', { model: 'AccessToken', account_id: 'acc-k', client_id: 'wiki', grant_id: 'kg1' }));
+      await store.oidcPayloads.upsert(row('ks1', { model: 'Session', account_id: 'acc-k', uid: 'keep-me' }));
+      await store.oidcPayloads.upsert(row('ks2', { model: 'Session', account_id: 'acc-k', uid: 'other' }));
+      await store.oidcPayloads.upsert(row('ks3', { model: 'Session', account_id: 'acc-other', uid: 'keep-me-not-mine' }));
+
+      expect(await store.oidcPayloads.destroyByAccount('acc-k', 'keep-me')).toBe(3);
+      expect((await store.oidcPayloads.findByUid('Session', 'keep-me', new Date()))?.id).toBe('ks1');
+      expect(await store.oidcPayloads.findByUid('Session', 'other', new Date())).toBeUndefined();
+      expect(await store.oidcPayloads.find('AccessToken', 'kat1', new Date())).toBeUndefined();
+      expect((await store.oidcPayloads.find('Session', 'ks3', new Date()))?.id).toBe('ks3');
+    });
   });
 }

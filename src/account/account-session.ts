@@ -1,0 +1,84 @@
+/**
+ * Who is on the account page: a cookie naming the SSO session (sid) and its user, set after the account client's
+ * sign-in (callback.ts) and checked on every request against the engine's session, so a logout anywhere, a
+ * sign-in as someone else in this browser, or a deactivation ends the account page at once.
+ */
+import type { Context, Next } from 'koa';
+import type Provider from 'oidc-provider';
+import type { UserRow } from '../store/contract.js';
+import { secretsFrom } from '../domain/secrets.js';
+import { findUserByUuid } from '../domain/users.js';
+import type { AccountDeps } from './state.js';
+import { startAccountSignIn } from './sign-in.js';
+
+export const ACCOUNT_COOKIE = 'idp_account';
+const LIFETIME_SECONDS = 12 * 3600;
+/** Changes ask for a fresh sign-in when the last one is older than this (password or passkey again). */
+export const RECENT_SECONDS = 10 * 60;
+
+export interface AccountSession {
+  user: UserRow;
+  sid: string;
+  /** When the user last proved who they are (seconds since the epoch) and how (RFC 8176). */
+  authTime: number;
+  amr: string[];
+  csrf: string;
+}
+
+export type AccountContext = Context & { state: { account: AccountSession }; request: { body?: Record<string, unknown> } };
+
+export function accountCookies(secret: string, https: boolean) {
+  const secrets = secretsFrom(secret);
+  const mac = (body: string) => secrets.mac('ticket', `account.${body}`);
+  return {
+    set(ctx: Context, sid: string, sub: string) {
+      const body = Buffer.from(JSON.stringify({ sid, sub, exp: Date.now() + LIFETIME_SECONDS * 1000 })).toString('base64url');
+      write(ctx, `${body}.${mac(body)}`, LIFETIME_SECONDS, https);
+    },
+    clear(ctx: Context) {
+      write(ctx, '', 0, https);
+    },
+    read(ctx: Context): { sid: string; sub: string } | undefined {
+      const [body, given] = (ctx.cookies.get(ACCOUNT_COOKIE) ?? '').split('.');
+      if (!body || !given || !secrets.equal(given, mac(body))) return undefined;
+      const parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { sid: string; sub: string; exp: number };
+      return parsed.exp > Date.now() ? { sid: parsed.sid, sub: parsed.sub } : undefined;
+    },
+    csrfFor: (sid: string) => secrets.mac('csrf', `account:${sid}`),
+    isValidCsrf: (sid: string, token: unknown) => secrets.equal(token, secrets.mac('csrf', `account:${sid}`)),
+  };
+}
+export type AccountCookies = ReturnType<typeof accountCookies>;
+
+function write(ctx: Context, value: string, maxAgeSeconds: number, https: boolean) {
+  // The base URL decides Secure (behind a TLS proxy the connection itself may be plain http).
+  if (https) ctx.cookies.secure = true;
+  ctx.cookies.set(ACCOUNT_COOKIE, value || null, { path: '/account', httpOnly: true, sameSite: 'lax', secure: https, maxAge: maxAgeSeconds * 1000, overwrite: true });
+}
+
+/** Loads the account session, or sends the browser to sign in (GET) or refuses (anything else). */
+export function loadAccountSession(deps: AccountDeps) {
+  return async function loadAccountSession(ctx: AccountContext, next: Next) {
+    const found = await currentSession(ctx, deps);
+    if (!found) {
+      if (ctx.method === 'GET') return startAccountSignIn(ctx, deps, { returnTo: ctx.path });
+      deps.cookies.clear(ctx);
+      ctx.status = 303;
+      return ctx.redirect('/account/');
+    }
+    ctx.state.account = found;
+    return next();
+  };
+}
+
+async function currentSession(ctx: Context, deps: AccountDeps): Promise<AccountSession | undefined> {
+  const cookie = deps.cookies.read(ctx);
+  if (!cookie) return undefined;
+  const provider = deps.provider() as Provider & { Session: { findByUid(uid: string): Promise<{ accountId?: string; loginTs?: number; amr?: string[] } | undefined> } };
+  const [session, user] = await Promise.all([provider.Session.findByUid(cookie.sid), findUserByUuid(deps.store, cookie.sub)]);
+  if (!session || session.accountId !== cookie.sub || !user?.is_active) return undefined;
+  return { user, sid: cookie.sid, authTime: session.loginTs ?? 0, amr: session.amr ?? [], csrf: deps.cookies.csrfFor(cookie.sid) };
+}
+
+/** True when the user proved who they are within the last ten minutes. */
+export const isRecent = (session: AccountSession, now = Date.now()) => now / 1000 - session.authTime <= RECENT_SECONDS;

@@ -1,0 +1,54 @@
+/**
+ * GET /account/callback: the end of the account client's sign-in. The code is redeemed in-process through the
+ * engine's own model (the service is its own token endpoint's only caller for this client): it must be this
+ * client's, for this redirect URI, unexpired and unused, and match the PKCE verifier. Its session and user
+ * become the account page's.
+ */
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { PageError } from '../errors.js';
+import { ACCOUNT_CALLBACK, ACCOUNT_CLIENT_ID } from './account-app.js';
+import { FLOW_COOKIE, type AccountFlow } from './sign-in.js';
+import type { AccountDeps } from './state.js';
+import { secretsFrom } from '../domain/secrets.js';
+
+interface StoredCode {
+  clientId: string;
+  redirectUri: string;
+  accountId: string;
+  sessionUid: string;
+  codeChallenge?: string;
+  consumed?: unknown;
+  consume(): Promise<void>;
+}
+
+const again = (message: string, cause?: unknown) => new PageError(400, {
+  title: 'Your account', heading: 'You are not signed in', message, link: { href: '/account/', label: 'Sign in again' },
+}, cause);
+
+export function accountCallback(deps: AccountDeps) {
+  const secrets = secretsFrom(deps.settings.secrets.key);
+  const redirectUri = `${deps.settings.issuer.base_url.replace(/\/$/, '')}${ACCOUNT_CALLBACK}`;
+  return async function accountCallback(ctx: Context) {
+    const flow = deps.unseal<AccountFlow>('account-flow', ctx.cookies.get(FLOW_COOKIE));
+    ctx.cookies.set(FLOW_COOKIE, null, { path: '/account', overwrite: true });
+    if (!flow || !secrets.equal(ctx.query.state, flow.state)) throw again('This sign-in was started in another tab or has expired.');
+    if (ctx.query.error) throw again(ctx.query.error === 'access_denied' ? 'The sign-in was cancelled.' : 'The sign-in did not complete.');
+
+    const provider = deps.provider() as unknown as { AuthorizationCode: { find(value: string): Promise<StoredCode | undefined> } };
+    const value = typeof ctx.query.code === 'string' ? ctx.query.code : '';
+    const code = value ? await provider.AuthorizationCode.find(value) : undefined;
+    const challenge = createHash('sha256').update(flow.verifier).digest('base64url');
+    if (!code || code.consumed || code.clientId !== ACCOUNT_CLIENT_ID || code.redirectUri !== redirectUri || !secrets.equal(challenge, code.codeChallenge ?? '')) {
+      throw again('This sign-in link has already been used or has expired.');
+    }
+    try {
+      await code.consume(); // a second redemption of the same code fails here (compare-and-set in the store)
+    } catch (error) {
+      throw again('This sign-in link has already been used.', error);
+    }
+    deps.cookies.set(ctx, code.sessionUid, code.accountId);
+    ctx.status = 303;
+    ctx.redirect(flow.returnTo);
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The account page's passkeys (add, rename, remove) and sign-outs (one application, or everywhere).
+ */
+import type { AccountContext } from './account-session.js';
+import type { AccountDeps } from './state.js';
+import { backToAccount, renderAccount } from './show-account.js';
+import { registerPasskey, registrationOptions } from '../domain/passkeys.js';
+import { removePasskey, renamePasskey, signOutOfApplication, signOutOfEverything } from '../domain/account-changes.js';
+import { renderPage } from '../pages/render-page.js';
+
+const field = (ctx: AccountContext, name: string) => String(ctx.request.body?.[name] ?? '');
+const purposeOf = (ctx: AccountContext) => `account:${ctx.state.account.sid}`;
+
+export function passkeyRegistrationOptions(deps: AccountDeps) {
+  return async function passkeyRegistrationOptions(ctx: AccountContext) {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await registrationOptions(deps.store, deps.rp, ctx.state.account.user, purposeOf(ctx));
+  };
+}
+
+export function addPasskey(deps: AccountDeps) {
+  return async function addPasskey(ctx: AccountContext) {
+    let response: unknown;
+    try {
+      response = JSON.parse(field(ctx, 'response'));
+    } catch {
+      response = undefined;
+    }
+    const name = field(ctx, 'name').trim() || 'Passkey';
+    const added = response && await registerPasskey(deps.store, deps.rp, ctx.state.account.user, { response, purpose: purposeOf(ctx), name });
+    if (!added) return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'The passkey could not be added. Try again.' }, status: 400 });
+    return backToAccount(ctx, 'passkey-added');
+  };
+}
+
+export function changePasskey(deps: AccountDeps) {
+  return async function changePasskey(ctx: AccountContext) {
+    const { user } = ctx.state.account;
+    const id = field(ctx, 'id');
+    if (ctx.path.endsWith('/remove')) {
+      if (!(await removePasskey(deps.store, user, id))) return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'That passkey was not found.' }, status: 404 });
+      return backToAccount(ctx, 'passkey-removed');
+    }
+    if (!(await renamePasskey(deps.store, user, id, field(ctx, 'name')))) {
+      return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'Give the passkey a name (at most 64 characters).' }, status: 400 });
+    }
+    return backToAccount(ctx, 'passkey-renamed');
+  };
+}
+
+export function signOutApplication(deps: AccountDeps) {
+  return async function signOutApplication(ctx: AccountContext) {
+    const clientId = field(ctx, 'client_id');
+    if (!deps.appName(clientId)) return renderAccount(ctx, deps, { error: { section: 'apps', message: 'That application is not known.' }, status: 404 });
+    await signOutOfApplication(deps.store, ctx.state.account.user, clientId);
+    return backToAccount(ctx, 'app-signed-out');
+  };
+}
+
+export function signOutEverywhere(deps: AccountDeps) {
+  return async function signOutEverywhere(ctx: AccountContext) {
+    await signOutOfEverything(deps.store, ctx.state.account.user);
+    deps.cookies.clear(ctx);
+    renderPage(ctx, 'message', {
+      title: 'Signed out', heading: 'You are signed out everywhere',
+      message: 'Every application and browser you were signed in with has been signed out.',
+      link: { href: '/account/', label: 'Sign in again' },
+    });
+  };
+}

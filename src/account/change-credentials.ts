@@ -1,0 +1,104 @@
+/**
+ * The account page's credential changes: profile, password, TOTP (enrol, confirm, remove) and recovery codes.
+ * Wrong input re-renders the page with the error beside its form and changes nothing.
+ */
+import QRCode from 'qrcode';
+import type { AccountContext } from './account-session.js';
+import type { AccountDeps } from './state.js';
+import { backToAccount, renderAccount } from './show-account.js';
+import { renderPage } from '../pages/render-page.js';
+import { changePassword, regenerateRecoveryCodes, removeOwnTotp } from '../domain/account-changes.js';
+import { enrolTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
+import { updateUser } from '../domain/users.js';
+import { ValidationError } from '../errors.js';
+import { EMAIL } from '../interactions/submit-email.js';
+
+const field = (ctx: AccountContext, name: string) => String(ctx.request.body?.[name] ?? '');
+
+export function saveProfile(deps: AccountDeps) {
+  return async function saveProfile(ctx: AccountContext) {
+    const { user } = ctx.state.account;
+    if (!deps.settings.account.profile_edits) return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Your profile is managed by your administrator.' }, status: 403 });
+    const name = field(ctx, 'name').trim();
+    const email = field(ctx, 'email').trim();
+    if (!name || name.length > 150) return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Enter a name of at most 150 characters.' }, status: 400 });
+    if (!EMAIL.test(email) || email.length > 254) return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Enter a valid e-mail address.' }, status: 400 });
+    try {
+      await updateUser(deps.store, user.id, { name, email });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return renderAccount(ctx, deps, { error: { section: 'profile', message: 'That e-mail address cannot be used.' }, status: 400 });
+    }
+    return backToAccount(ctx, 'profile-saved');
+  };
+}
+
+export function submitPasswordChange(deps: AccountDeps) {
+  return async function submitPasswordChange(ctx: AccountContext) {
+    const { user, sid } = ctx.state.account;
+    // Guesses at the current password count like failed sign-ins of this account from this address.
+    const fromHere = `${user.email}|${ctx.ip}`;
+    const limited = await deps.limits.check([['account', fromHere]]);
+    if (!limited.allowed) return renderAccount(ctx, deps, { error: { section: 'password', message: 'Too many wrong passwords. Try again later.' }, status: 429 });
+    const outcome = await changePassword(deps.store, deps.sendMail, {
+      user, current: field(ctx, 'current'), password: field(ctx, 'password'), confirmation: field(ctx, 'confirmation'), policy: deps.settings.passwords, keepSession: sid,
+    });
+    if (!outcome.ok) {
+      if (outcome.field === 'current') await deps.limits.attempt([['account', fromHere]]);
+      return renderAccount(ctx, deps, { error: { section: 'password', message: outcome.problems.join(' ') }, status: 400 });
+    }
+    return backToAccount(ctx, 'password-changed');
+  };
+}
+
+async function renderTotpEnrolment(ctx: AccountContext, deps: AccountDeps, secret: string, error?: string) {
+  const { user, csrf } = ctx.state.account;
+  const issuer = new URL(deps.settings.issuer.base_url).host;
+  const qr = await QRCode.toDataURL(otpauthUrl(secret, user.email, issuer), { errorCorrectionLevel: 'M', margin: 1, scale: 6 });
+  renderPage(ctx, 'account-totp', { title: 'Set up an authenticator app', csrf, qr, secret: secret.replace(/(.{4})/g, '$1 ').trim(), error }, error ? 400 : 200);
+}
+
+export function startTotp(deps: AccountDeps) {
+  return async function startTotp(ctx: AccountContext) {
+    const secret = await pendingTotpSecret(deps.store, ctx.state.account.user, deps.settings.secrets.key, true);
+    if (!secret) return renderAccount(ctx, deps, { error: { section: 'totp', message: 'An authenticator app is already set up. Remove it first to set up another.' }, status: 409 });
+    return renderTotpEnrolment(ctx, deps, secret);
+  };
+}
+
+export function confirmTotp(deps: AccountDeps) {
+  return async function confirmTotp(ctx: AccountContext) {
+    const { user } = ctx.state.account;
+    const key = deps.settings.secrets.key;
+    const outcome = await enrolTotp(deps.store, user, field(ctx, 'code').replace(/\s/g, ''), key);
+    if (outcome !== 'ok') {
+      const secret = await pendingTotpSecret(deps.store, user, key, false);
+      if (!secret) return backToAccount(ctx, 'confirmed');
+      return renderTotpEnrolment(ctx, deps, secret, 'That code is not right. Check the app and try the next code.');
+    }
+    return renderCodes(ctx, await regenerateRecoveryCodes(deps.store, user, key), 'Two-step verification is on');
+  };
+}
+
+export function removeTotp(deps: AccountDeps) {
+  return async function removeTotp(ctx: AccountContext) {
+    await removeOwnTotp(deps.store, ctx.state.account.user);
+    return backToAccount(ctx, 'totp-removed');
+  };
+}
+
+export function newRecoveryCodes(deps: AccountDeps) {
+  return async function newRecoveryCodes(ctx: AccountContext) {
+    const { user } = ctx.state.account;
+    return renderCodes(ctx, await regenerateRecoveryCodes(deps.store, user, deps.settings.secrets.key), 'Your new recovery codes');
+  };
+}
+
+/** Shown once: as a list, as text to copy, and as a file to download (a data: link, no script needed). */
+function renderCodes(ctx: AccountContext, codes: string[], heading: string) {
+  const text = `Recovery codes for ${ctx.state.account.user.email}\nEach works once.\n\n${codes.join('\n')}\n`;
+  renderPage(ctx, 'account-codes', {
+    title: 'Save your recovery codes', heading, scripts: true, codes, text,
+    download: `data:text/plain;charset=utf-8,${encodeURIComponent(text)}`,
+  });
+}

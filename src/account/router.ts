@@ -1,0 +1,95 @@
+/**
+ * The account page under /account/: GET pages behind the account session (sign in first when there is none),
+ * POST changes behind the session, its CSRF token, a per-person rate limit and a recent sign-in.
+ */
+import Router from '@koa/router';
+import compose from 'koa-compose';
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { Settings } from '../settings/schema.js';
+import type { Store } from '../store/contract.js';
+import type { RateLimits } from '../domain/rate-limits.js';
+import type { SendMail } from '../domain/mail.js';
+import { relyingPartyOf } from '../domain/passkeys.js';
+import { secretsFrom } from '../domain/secrets.js';
+import { parseForm } from '../interactions/forms.js';
+import { ACCOUNT_CLIENT_ID } from './account-app.js';
+import { accountCookies, loadAccountSession } from './account-session.js';
+import { accountCallback } from './callback.js';
+import { confirmIdentity, guardChanges } from './guard-changes.js';
+import { showAccount } from './show-account.js';
+import { confirmTotp, newRecoveryCodes, removeTotp, saveProfile, startTotp, submitPasswordChange } from './change-credentials.js';
+import { addPasskey, changePasskey, passkeyRegistrationOptions, signOutApplication, signOutEverywhere } from './change-access.js';
+import type { AccountDeps } from './state.js';
+
+export interface AccountParts {
+  store: Store;
+  settings: Settings;
+  limits: RateLimits;
+  sendMail: SendMail;
+  logger?: Logger;
+  /** The providers by client_id, as the key rotation keeps them current. */
+  providers: { byClientId: Map<string, { app: { name: string }; provider: Provider }> };
+}
+
+/** Sealed values: a MAC over the body, bound to a purpose, with an expiry. */
+function sealer(secret: string) {
+  const secrets = secretsFrom(secret);
+  const mac = (purpose: string, body: string) => secrets.mac('ticket', `${purpose}.${body}`);
+  return {
+    seal(purpose: string, value: unknown, seconds: number) {
+      const body = Buffer.from(JSON.stringify({ value, exp: Date.now() + seconds * 1000 })).toString('base64url');
+      return `${body}.${mac(purpose, body)}`;
+    },
+    unseal<T>(purpose: string, token: unknown): T | undefined {
+      if (typeof token !== 'string') return undefined;
+      const [body, given] = token.split('.');
+      if (!body || !given || !secrets.equal(given, mac(purpose, body))) return undefined;
+      const { value, exp } = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { value: T; exp: number };
+      return exp > Date.now() ? value : undefined;
+    },
+  };
+}
+
+export function accountMiddleware(parts: AccountParts): Middleware {
+  const { settings, providers } = parts;
+  const deps: AccountDeps = {
+    ...parts,
+    rp: relyingPartyOf(settings.issuer.base_url),
+    cookies: accountCookies(settings.secrets.key, settings.issuer.base_url.startsWith('https:')),
+    provider: () => providers.byClientId.get(ACCOUNT_CLIENT_ID)!.provider,
+    appName: (clientId) => (clientId === ACCOUNT_CLIENT_ID ? undefined : providers.byClientId.get(clientId)?.app.name),
+    ...sealer(settings.secrets.key),
+  };
+  const router = new Router({ prefix: '/account', strict: false });
+  const session = loadAccountSession(deps) as Middleware;
+  const change = [parseForm() as Middleware, session, guardChanges(deps) as Middleware];
+  const show = showAccount(deps) as Middleware;
+  router.get('/', session, show);
+  router.get('/confirmed', session, async (ctx) => {
+    ctx.status = 303;
+    ctx.redirect('/account/?notice=confirmed');
+  });
+  router.get('/confirm', session, (async (ctx) => confirmIdentity(ctx as never, deps)) as Middleware);
+  router.get('/callback', accountCallback(deps) as Middleware);
+  router.post('/profile', ...change, saveProfile(deps) as Middleware);
+  router.post('/password', ...change, submitPasswordChange(deps) as Middleware);
+  router.post('/totp/start', ...change, startTotp(deps) as Middleware);
+  router.post('/totp/confirm', ...change, confirmTotp(deps) as Middleware);
+  router.post('/totp/remove', ...change, removeTotp(deps) as Middleware);
+  router.post('/recovery-codes', ...change, newRecoveryCodes(deps) as Middleware);
+  router.post('/passkeys/options', ...change, passkeyRegistrationOptions(deps) as Middleware);
+  router.post('/passkeys/add', ...change, addPasskey(deps) as Middleware);
+  router.post('/passkeys/rename', ...change, changePasskey(deps) as Middleware);
+  router.post('/passkeys/remove', ...change, changePasskey(deps) as Middleware);
+  router.post('/apps/sign-out', ...change, signOutApplication(deps) as Middleware);
+  router.post('/sign-out-everywhere', ...change, signOutEverywhere(deps) as Middleware);
+  // /account without the slash: the page.
+  const bare: Middleware = async (ctx, next) => {
+    if (ctx.path !== '/account' || ctx.method !== 'GET') return next();
+    ctx.status = 301;
+    ctx.redirect('/account/');
+  };
+  return compose<any>([bare, router.routes(), router.allowedMethods()]) as Middleware;
+}

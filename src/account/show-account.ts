@@ -1,0 +1,76 @@
+/**
+ * GET /account/: the account page. Profile, password, two-step verification (TOTP and recovery codes),
+ * passkeys, and the applications the person is signed in to. A change posts to its own path and comes back here
+ * with a notice, or re-renders this page with the error beside the form it belongs to.
+ */
+import type { AccountContext } from './account-session.js';
+import { isRecent } from './account-session.js';
+import type { AccountDeps } from './state.js';
+import { renderPage } from '../pages/render-page.js';
+import { hasPassword } from '../domain/passwords.js';
+import { hasTotp } from '../domain/totp.js';
+import { ACCOUNT_CLIENT_ID } from './account-app.js';
+
+/** Notices by key (the query names one; nothing from the URL is shown as text). */
+export const NOTICES = {
+  'password-changed': 'Your password was changed. Your other sessions were signed out.',
+  'profile-saved': 'Your profile was saved.',
+  'totp-removed': 'Two-step verification with an authenticator app was removed.',
+  'passkey-added': 'Your passkey was added.',
+  'passkey-renamed': 'Your passkey was renamed.',
+  'passkey-removed': 'Your passkey was removed.',
+  'app-signed-out': 'You were signed out of the application.',
+  confirmed: 'Thank you: you can make changes for the next ten minutes.',
+} as const;
+export type NoticeKey = keyof typeof NOTICES;
+
+/** An error shown beside one section's form. */
+export interface SectionError {
+  section: 'profile' | 'password' | 'totp' | 'passkeys' | 'apps';
+  message: string;
+}
+
+export async function renderAccount(ctx: AccountContext, deps: AccountDeps, shown: { notice?: string; error?: SectionError; status?: number } = {}) {
+  const { user, csrf } = ctx.state.account;
+  const [password, totp, codesLeft, passkeys, clients] = await Promise.all([
+    hasPassword(deps.store, user.id),
+    hasTotp(deps.store, user.id),
+    deps.store.mfa.recoveryCodesLeft(user.id),
+    deps.store.passkeys.listForUser(user.id),
+    deps.store.oidcPayloads.grantedClients(user.uuid, new Date()),
+  ]);
+  const apps = clients.filter((id) => id !== ACCOUNT_CLIENT_ID).map((clientId) => ({ clientId, name: deps.appName(clientId) ?? clientId }));
+  renderPage(ctx, 'account', {
+    title: 'Your account',
+    wide: true,
+    scripts: true,
+    csrf,
+    user,
+    profileEdits: deps.settings.account.profile_edits,
+    minLength: deps.settings.passwords.min_length,
+    password, totp, codesLeft, apps,
+    passkeys: passkeys.map((passkey) => ({
+      ...passkey,
+      kind: passkey.device_type === 'multiDevice' ? 'Synced passkey' : 'Device-bound passkey',
+      added: passkey.created_at.toISOString().slice(0, 10),
+      used: passkey.last_used_at ? passkey.last_used_at.toISOString().slice(0, 10) : 'never',
+    })),
+    passkeyForm: { action: '/account/passkeys/add', options: '/account/passkeys/options' },
+    recent: isRecent(ctx.state.account),
+    notice: shown.notice,
+    error: shown.error,
+  }, shown.status ?? 200);
+}
+
+export function showAccount(deps: AccountDeps) {
+  return async function showAccount(ctx: AccountContext) {
+    const key = String(ctx.query.notice ?? '');
+    return renderAccount(ctx, deps, { notice: key in NOTICES ? NOTICES[key as NoticeKey] : undefined });
+  };
+}
+
+/** After a change: back to the page with its notice (303, so a reload does not post again). */
+export function backToAccount(ctx: AccountContext, notice: NoticeKey) {
+  ctx.status = 303;
+  ctx.redirect(`/account/?notice=${notice}`);
+}

@@ -1,0 +1,63 @@
+/**
+ * Passkeys on the sign-in pages. POST …/passkey/options hands the browser a challenge (JSON); POST …/passkey
+ * checks the answer. Without a ticket it is a passwordless sign-in (any passkey of this site, with user
+ * verification: possession plus PIN or biometrics, two factors at once); with an "mfa" ticket it is the
+ * second factor of the user who gave their password. Attempts count like codes, per interaction and per IP.
+ */
+import { authenticationOptions, checkPasskey } from '../domain/passkeys.js';
+import { findUserByUuid } from '../domain/users.js';
+import type { InteractionContext, SignInDeps } from './state.js';
+import { countAttempt } from './count-attempt.js';
+import { loadTicketUser } from './load-ticket-user.js';
+import { renderEmailPage } from './pages.js';
+import { completeSignIn, showSecondFactor } from './continue-sign-in.js';
+import { signIns } from '../observability/metrics.js';
+import { audit } from '../domain/audit.js';
+
+export const PASSKEY_FAILED = 'That passkey could not be used. Try again, or continue with your e-mail address.';
+export const PASSKEY_REFUSED = 'This passkey has been refused because it may have been copied. Sign in another way and remove it from your account.';
+
+const purposeOf = (ctx: InteractionContext) => `sign-in:${ctx.state.interaction.details.uid}`;
+
+export function passkeyOptions(deps: SignInDeps) {
+  return async function passkeyOptions(ctx: InteractionContext) {
+    const asSecondFactor = ctx.request.body?.ticket !== undefined;
+    const allow = asSecondFactor ? await deps.store.passkeys.listForUser((await loadTicketUser(ctx, deps, 'mfa')).user.id) : undefined;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await authenticationOptions(deps.store, deps.rp, purposeOf(ctx), allow);
+  };
+}
+
+export function submitPasskey(deps: SignInDeps) {
+  return async function submitPasskey(ctx: InteractionContext) {
+    const asSecondFactor = ctx.request.body?.ticket !== undefined;
+    const step = asSecondFactor ? await loadTicketUser(ctx, deps, 'mfa') : undefined;
+    const token = String(ctx.request.body?.ticket ?? '');
+    const { details, entry } = ctx.state.interaction;
+    const failed = (message: string, status: number) => (step
+      ? showSecondFactor(ctx, deps, step.user, token, message, status)
+      : renderEmailPage(ctx, '', message, status));
+
+    const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${details.uid}`]]);
+    if (limited.refused) return failed(limited.refused, 429);
+
+    let response: unknown;
+    try {
+      response = JSON.parse(String(ctx.request.body?.response ?? ''));
+    } catch {
+      return failed(PASSKEY_FAILED, 400);
+    }
+    const checked = await checkPasskey(deps.store, deps.rp, { response, purpose: purposeOf(ctx), userId: step?.user.id });
+    const user = checked.ok ? await findUserByUuid(deps.store, checked.userUuid) : undefined;
+    if (!checked.ok || !user?.is_active) {
+      signIns.inc({ outcome: 'failure', method: 'passkey' });
+      if (!checked.ok && checked.reason === 'cloned') {
+        deps.services.logger?.warn({ app: entry.app.slug, user: step?.user.uuid }, 'passkey refused: its sign counter went backwards (a cloned authenticator?)');
+        return failed(PASSKEY_REFUSED, 400);
+      }
+      await audit(deps.store, 'sign_in.failed', { user: step?.user.uuid, app: entry.app.slug, details: { step: 'passkey' } });
+      return failed(PASSKEY_FAILED, 400);
+    }
+    return completeSignIn(ctx, deps, user, step ? [...step.ticket.amr, ...checked.amr] : checked.amr);
+  };
+}
