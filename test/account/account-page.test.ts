@@ -1,0 +1,227 @@
+/**
+ * The account page in chromium, on both stores, with the real mail path (BullMQ, the mail worker, an SMTP
+ * listener) and real backchannel receivers: it signs in through its own client and the SSO session; a password
+ * change ends the other sessions and tokens; TOTP is enrolled and removed; recovery codes are replaced; one
+ * application or everything is signed out; a change after ten minutes asks for a fresh sign-in; a form without
+ * the session's CSRF token changes nothing.
+ */
+import type { Page } from 'playwright-core';
+import { engines } from '../helpers/database.js';
+import { useBrowser, waitForCallback } from '../helpers/browser.js';
+import { startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
+import { authorizationRequest, discover, postToken } from '../helpers/oidc-rp.js';
+import { runFlow, tokensOf } from '../helpers/oidc-flow.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { verifyLogoutToken } from '../helpers/logout-token.js';
+import { secretOnPage, totpCode } from '../helpers/totp.js';
+import type { TestApp } from '../helpers/oidc-server.js';
+import { hasTotp } from '../../src/domain/totp.js';
+import { useRecoveryCode } from '../../src/domain/recovery-codes.js';
+import { PASSWORD, startCredentialsServer, type CredentialsServer } from '../credentials/credentials-server.js';
+import { alertText, enterEmail, enterPassword, heading } from '../credentials/flow.js';
+
+const NEW_PASSWORD = 'another long and private phrase';
+
+async function openAccount(page: Page, idp: CredentialsServer, email: string) {
+  await page.goto(`${idp.url}/account/`);
+  await expect(heading(page)).resolves.toBe('Sign in');
+  await enterEmail(page, email);
+  await enterPassword(page, PASSWORD);
+  await expect(heading(page)).resolves.toBe('Your account');
+}
+
+async function silentAuthorization(page: Page, app: TestApp): Promise<URL> {
+  const request = await authorizationRequest(await discover(app), app);
+  request.url.searchParams.set('prompt', 'none');
+  await page.goto(request.url.href);
+  return waitForCallback(page, app.redirect_uri);
+}
+
+const statusText = (page: Page) => page.getByRole('status').textContent();
+
+describe.each(engines)('account page (%s)', (engine) => {
+  const web = useBrowser();
+  let smtp: SmtpCapture;
+  let backchannel: Receiver;
+  let idp: CredentialsServer;
+
+  beforeAll(async () => {
+    [smtp, backchannel] = await Promise.all([startSmtpCapture(), startReceiver()]);
+    idp = await startCredentialsServer(engine, web.rp.url, [
+      { slug: 'wiki', backchannel_logout_uri: `${backchannel.url}/wiki` }, { slug: 'notes', backchannel_logout_uri: `${backchannel.url}/notes` },
+    ], {
+      mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' },
+      rate_limits: { ip_per_minute: 1000 },
+      webhooks: { allow_insecure_loopback: true },
+    });
+  });
+  afterAll(async () => {
+    await idp?.close();
+    await smtp?.close();
+    await backchannel?.close();
+  });
+  beforeEach(() => {
+    backchannel.received.length = 0;
+  });
+  const refresh = (app: TestApp, token: string) =>
+    postToken(idp.url, { grant_type: 'refresh_token', refresh_token: token, client_id: app.client_id, client_secret: app.client_secret });
+
+  test('the SSO session opens the page without a second sign-in; it lists the applications and fits 390 px', async () => {
+    const user = await idp.user({ name: 'Grace Hopper' });
+    await web.page.setViewportSize({ width: 390, height: 800 });
+    await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
+    await web.page.goto(`${idp.url}/account`);
+    await expect(heading(web.page)).resolves.toBe('Your account');
+    await expect(web.page.title()).resolves.toBe('Your account');
+    await expect(web.page.locator('html').getAttribute('lang')).resolves.toBe('en');
+    await expect(web.page.locator('dl.profile').textContent()).resolves.toContain('Grace Hopper');
+    await expect(web.page.getByRole('list', { name: 'Applications' }).textContent()).resolves.toContain('App wiki');
+    const overflow = await web.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+  });
+
+  test('changing the password: the old one stops working, other sessions and tokens end, wiki hears it, a notice is mailed', async () => {
+    const user = await idp.user();
+    const wiki = idp.apps.wiki!;
+    const other = await web.browser.newContext();
+    try {
+      const otherPage = await other.newPage();
+      const earlier = await tokensOf(await runFlow(otherPage, wiki, { email: user.email, password: PASSWORD }));
+      await openAccount(web.page, idp, user.email);
+
+      await web.page.getByLabel('Current password').fill('not my password');
+      await web.page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+      await web.page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
+      await web.page.getByRole('button', { name: 'Change password' }).click();
+      await expect(alertText(web.page)).resolves.toBe('Your current password is not right.');
+      expect((await refresh(wiki, earlier.refresh_token!)).status).toBe(200); // nothing changed yet
+
+      await web.page.getByLabel('Current password').fill(PASSWORD);
+      await web.page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+      await web.page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
+      await web.page.getByRole('button', { name: 'Change password' }).click();
+      await expect(statusText(web.page)).resolves.toBe('Your password was changed. Your other sessions were signed out.');
+
+      expect((await silentAuthorization(otherPage, wiki)).searchParams.get('error')).toBe('login_required');
+      const refreshed = await refresh(wiki, (await tokensOf(await runFlow(await other.newPage(), wiki, { email: user.email, password: NEW_PASSWORD }))).refresh_token!);
+      expect(refreshed.status).toBe(200); // the new password signs in
+      expect((await refresh(wiki, earlier.refresh_token!)).body.error).toBe('invalid_grant');
+      await verifyLogoutToken((await backchannel.waitFor(1))[0]!, wiki, user.uuid);
+    } finally {
+      await other.close();
+    }
+    await expect(smtp.waitFor(user.email).then((mail) => /^Subject: (.*)$/m.exec(mail.raw)?.[1]?.trim())).resolves.toBe('Your password was changed');
+    // This browser stays on its account page; the old password no longer signs in anywhere.
+    await web.page.reload();
+    await expect(heading(web.page)).resolves.toBe('Your account');
+    const fresh = await web.browser.newContext();
+    const page = await fresh.newPage();
+    await page.goto(`${idp.url}/account/`);
+    await enterEmail(page, user.email);
+    await enterPassword(page, PASSWORD);
+    await expect(alertText(page)).resolves.toBe('Incorrect e-mail or password.');
+    await fresh.close();
+  });
+
+  test('TOTP is enrolled from the account page (codes to copy or download) and removed again', async () => {
+    const user = await idp.user();
+    await openAccount(web.page, idp, user.email);
+    await web.page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    const secret = await secretOnPage(web.page);
+    await web.page.getByLabel('Authentication code').fill('000000');
+    await web.page.getByRole('button', { name: 'Confirm' }).click();
+    await expect(alertText(web.page)).resolves.toBe('That code is not right. Check the app and try the next code.');
+    await web.page.getByLabel('Authentication code').fill(totpCode(secret));
+    await web.page.getByRole('button', { name: 'Confirm' }).click();
+    await expect(heading(web.page)).resolves.toBe('Two-step verification is on');
+    const codes = await web.page.getByRole('list', { name: 'Recovery codes' }).locator('li').allTextContents();
+    expect(codes).toHaveLength(10);
+    await expect(web.page.getByLabel('As text').inputValue()).resolves.toContain(codes[0]);
+    const download = await web.page.getByRole('link', { name: 'Download' }).getAttribute('href');
+    expect(decodeURIComponent(download!.replace(/^data:text\/plain;charset=utf-8,/, ''))).toContain(codes[9]);
+    const id = (await idp.store.users.findByUuid(user.uuid))!.id;
+    expect(await hasTotp(idp.store, id)).toBe(true);
+
+    await web.page.getByRole('link', { name: 'I have saved them' }).click();
+    await expect(web.page.locator('#two-step + p, #two-step ~ p').first().textContent()).resolves.toContain('10 recovery codes left');
+    await web.page.getByRole('button', { name: 'Remove the authenticator app' }).click();
+    await expect(statusText(web.page)).resolves.toBe('Two-step verification with an authenticator app was removed.');
+    expect(await hasTotp(idp.store, id)).toBe(false);
+  });
+
+  test('new recovery codes replace the old ones', async () => {
+    const user = await idp.user();
+    const id = (await idp.store.users.findByUuid(user.uuid))!.id;
+    await openAccount(web.page, idp, user.email);
+    await web.page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    const secret = await secretOnPage(web.page);
+    await web.page.getByLabel('Authentication code').fill(totpCode(secret));
+    await web.page.getByRole('button', { name: 'Confirm' }).click();
+    const first = await web.page.getByRole('list', { name: 'Recovery codes' }).locator('li').allTextContents();
+    await web.page.getByRole('link', { name: 'I have saved them' }).click();
+
+    await web.page.getByRole('button', { name: 'New recovery codes' }).click();
+    await expect(heading(web.page)).resolves.toBe('Your new recovery codes');
+    const second = await web.page.getByRole('list', { name: 'Recovery codes' }).locator('li').allTextContents();
+    expect(second).toHaveLength(10);
+    expect(second).not.toContain(first[0]);
+    await expect(useRecoveryCode(idp.store, id, first[0]!, idp.settings.secrets.key)).resolves.toBe(false);
+    await expect(useRecoveryCode(idp.store, id, second[0]!, idp.settings.secrets.key)).resolves.toBe(true);
+  });
+
+  test('signing out of one application, then everywhere', async () => {
+    const user = await idp.user();
+    const [wiki, notes] = [idp.apps.wiki!, idp.apps.notes!];
+    const wikiTokens = await tokensOf(await runFlow(web.page, wiki, { email: user.email, password: PASSWORD }));
+    const notesTokens = await tokensOf(await runFlow(web.page, notes, { email: user.email, password: PASSWORD }));
+    await web.page.goto(`${idp.url}/account/`);
+    await web.page.getByRole('button', { name: 'Sign out of App notes' }).click();
+    await expect(statusText(web.page)).resolves.toBe('You were signed out of the application.');
+    await verifyLogoutToken((await backchannel.waitFor(1))[0]!, notes, user.uuid);
+    expect((await refresh(notes, notesTokens.refresh_token!)).body.error).toBe('invalid_grant');
+    expect((await refresh(wiki, wikiTokens.refresh_token!)).status).toBe(200);
+    await expect(web.page.getByRole('list', { name: 'Applications' }).textContent()).resolves.not.toContain('App notes');
+
+    backchannel.received.length = 0;
+    await web.page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await expect(heading(web.page)).resolves.toBe('You are signed out everywhere');
+    await verifyLogoutToken((await backchannel.waitFor(1))[0]!, wiki, user.uuid);
+    expect((await silentAuthorization(web.page, wiki)).searchParams.get('error')).toBe('login_required');
+    await web.page.goto(`${idp.url}/account/`);
+    await expect(heading(web.page)).resolves.toBe('Sign in');
+  });
+
+  test('a change ten minutes after the sign-in asks to sign in again first, then comes back', async () => {
+    const user = await idp.user();
+    await openAccount(web.page, idp, user.email);
+    // Age the SSO session's sign-in by eleven minutes, as time would.
+    const sessions = idp.store.oidcPayloads;
+    const cookie = (await web.context.cookies()).find((c) => c.name === 'idp_account')!;
+    const { sid } = JSON.parse(Buffer.from(cookie.value.split('.')[0]!, 'base64url').toString()) as { sid: string };
+    const session = (await sessions.findByUid('Session', sid, new Date()))!;
+    await sessions.upsert({ ...session, payload: { ...session.payload, loginTs: Math.floor(Date.now() / 1000) - 660 } });
+    await web.page.reload();
+    await expect(web.page.locator('.hint').first().textContent()).resolves.toContain('more than ten minutes ago');
+
+    await web.page.getByLabel('Current password').fill(PASSWORD);
+    await web.page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await web.page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
+    await web.page.getByRole('button', { name: 'Change password' }).click();
+    await expect(heading(web.page)).resolves.toBe('Sign in');
+    await expect(web.page.getByLabel('Email', { exact: true }).inputValue()).resolves.toBe(user.email);
+    await web.page.getByRole('button', { name: 'Continue' }).click();
+    await enterPassword(web.page, PASSWORD); // the password did not change
+    await expect(statusText(web.page)).resolves.toBe('Thank you: you can make changes for the next ten minutes.');
+    await expect(web.page.locator('.hint', { hasText: 'more than ten minutes ago' }).count()).resolves.toBe(0);
+  });
+
+  test('a change without the session\'s CSRF token is refused and changes nothing', async () => {
+    const user = await idp.user();
+    await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
+    await web.page.goto(`${idp.url}/account/`);
+    const answer = await web.page.request.post(`${idp.url}/account/sign-out-everywhere`, { form: { csrf: 'forged' } });
+    expect(answer.status()).toBe(403);
+    expect(await answer.text()).toContain('This form has expired');
+    expect((await silentAuthorization(web.page, idp.apps.wiki!)).searchParams.get('code')).toEqual(expect.any(String));
+  });
+});
