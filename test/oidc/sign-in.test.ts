@@ -73,13 +73,17 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
     expect(userinfo).not.toHaveProperty('email');
   });
 
-  test('the pages: labels, CSP without script, no-store, readable with the stylesheet', async () => {
+  test('the pages: labels, CSP with scripts from our origin only, no-store, readable with the stylesheet', async () => {
     const { response } = await openLoginPage();
     const headers = response.headers();
     expect(headers['content-security-policy']).toContain("default-src 'none'");
-    expect(headers['content-security-policy']).not.toContain('script-src');
+    expect(headers['content-security-policy']).toContain("script-src 'self';");
+    expect(headers['content-security-policy']).not.toContain('unsafe-inline');
     expect(headers['cache-control']).toBe('no-store');
-    expect(await web.page.locator('script').count()).toBe(0);
+    // Only the passkey script and the WebAuthn library, as files of ours: no inline script.
+    const scripts = await web.page.locator('script').evaluateAll((nodes) => nodes.map((node) => [node.getAttribute('src'), node.textContent]));
+    expect(scripts).toEqual([['/static/webauthn.js', ''], ['/static/passkey.js', '']]);
+    for (const [src] of scripts) expect((await fetch(`${idp.url}${src}`)).headers.get('content-type')).toContain('text/javascript');
     await expect(web.page.getByLabel('Email', { exact: true }).getAttribute('type')).resolves.toBe('email');
     const css = await fetch(`${idp.url}/static/style.css`);
     expect(css.status).toBe(200);
