@@ -7,12 +7,25 @@ import { PageError, unavailableIn } from '../errors.js';
 import type { CsrfTokens } from './forms.js';
 import { interactionPath, type InteractionContext, type SignInApps } from './state.js';
 
-/** No interaction cookie, another interaction's cookie, or an interaction the engine has forgotten. */
-export const expired = (cause?: unknown) => new PageError(400, {
-  title: 'Sign-in expired',
-  heading: 'This sign-in page has expired',
-  message: 'Go back to the application and sign in again.',
-}, cause);
+/**
+ * No interaction cookie, another interaction's cookie, or an interaction the engine has forgotten. When the
+ * application is known, the page links back to it (the origin of its first web redirect URI) to start again.
+ */
+export const expired = (cause?: unknown, app?: { name: string; redirect_uris: readonly string[] }) => {
+  const home = app && applicationHome(app.redirect_uris);
+  return new PageError(400, {
+    title: 'Sign-in expired',
+    heading: 'This sign-in page has expired',
+    message: 'Sign-in pages last an hour. Go back to the application and sign in again.',
+    ...(home ? { link: { href: home, label: `Back to ${app.name}` } } : {}),
+  }, cause);
+};
+
+/** Where "back to the application" goes: the origin of its first http(s) redirect URI. */
+export function applicationHome(redirectUris: readonly string[]): string | undefined {
+  const web = redirectUris.find((uri) => /^https?:\/\//.test(uri));
+  return web ? `${new URL(web).origin}/` : undefined;
+}
 
 export function loadInteraction(apps: SignInApps, csrf: CsrfTokens) {
   return async function loadInteraction(ctx: InteractionContext & { params: Record<string, string> }, next: Next) {
@@ -22,9 +35,9 @@ export function loadInteraction(apps: SignInApps, csrf: CsrfTokens) {
     try {
       details = await entry.provider.interactionDetails(ctx.req, ctx.res);
     } catch (error) {
-      throw unavailableIn(error) ?? expired(error); // a database outage is not an expired sign-in
+      throw unavailableIn(error) ?? expired(error, entry.app); // a database outage is not an expired sign-in
     }
-    if (details.uid !== ctx.params.uid || details.params.client_id !== entry.app.client_id) throw expired();
+    if (details.uid !== ctx.params.uid || details.params.client_id !== entry.app.client_id) throw expired(undefined, entry.app);
     ctx.state.interaction = { entry, details, base: interactionPath(entry.app.slug, details.uid), csrf: csrf.tokenFor(details.uid) };
     return next();
   };

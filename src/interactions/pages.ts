@@ -34,13 +34,18 @@ export function renderForgotPage(ctx: InteractionContext, email = '', error?: st
 }
 
 /** The same page whether or not `email` has an account ("if an account exists, we sent a code"). */
+/** After an error the code typed stays in its field (only the passwords are typed again). */
+const typedCode = (ctx: InteractionContext) => String(ctx.request.body?.code ?? '').replace(/[^0-9 ]/g, '').slice(0, 12);
+
 export function renderResetPage(ctx: InteractionContext, email: string, ticket: string, minLength: number, error?: string, status = 200) {
   const { base } = ctx.state.interaction;
-  renderPage(ctx as never, 'reset', { ...common(ctx), action: `${base}reset`, forgot: `${base}forgot`, email, ticket, minLength, minutes: SETUP_CODE_MINUTES, error }, status);
+  const code = error ? typedCode(ctx) : '';
+  renderPage(ctx as never, 'reset', { ...common(ctx), action: `${base}reset`, forgot: `${base}forgot`, email, ticket, minLength, minutes: SETUP_CODE_MINUTES, code, error }, status);
 }
 
 export function renderSetupPage(ctx: InteractionContext, email: string, minLength: number, error?: string, status = 200) {
-  renderPage(ctx as never, 'setup', { ...common(ctx), action: `${ctx.state.interaction.base}setup`, email, minLength, error }, status);
+  const code = error ? typedCode(ctx) : '';
+  renderPage(ctx as never, 'setup', { ...common(ctx), action: `${ctx.state.interaction.base}setup`, email, minLength, code, error }, status);
 }
 
 /** The second factor: a code field when the user has TOTP, a passkey button when they have a passkey. */

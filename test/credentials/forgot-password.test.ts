@@ -109,6 +109,7 @@ describe.each(engines)('forgotten password (%s)', (engine) => {
 
       await fillReset(web.page, code, NEW_PASSWORD, 'not the same at all'); // a typo costs no try
       await expect(alertText(web.page)).resolves.toBe('The two passwords differ.');
+      await expect(web.page.getByLabel('Code from the e-mail').inputValue()).resolves.toBe(code); // kept: only the passwords again
       await fillReset(web.page, code);
       const tokens = await flow.finish();
       expect(tokens.id_token).toEqual(expect.any(String));

@@ -61,3 +61,19 @@ test('an unknown address: a readable 404 page', async () => {
   readablePage(await http.request(`${idp.url}/no/such/page`), 404);
   readablePage(await http.request(`${idp.url}/application/o/no-such-app/jwks-or-else`), 404);
 });
+
+test('an expired sign-in page links back to the application; an unregistered redirect_uri page too, in plain words', async () => {
+  const expired = await new CookieClient().request(`${idp.url}/if/flow/wiki/no-such-interaction/`);
+  readablePage(expired, 400);
+  expect(expired.text).toContain('This sign-in page has expired');
+  expect(expired.text).toContain('<a class="button" href="http://127.0.0.1:1/">Back to App wiki</a>');
+
+  const request = (await pkceRequest(idp.apps.wiki!, idp.url)).url;
+  request.searchParams.set('redirect_uri', 'https://evil.example/callback');
+  const refused = await new CookieClient().request(request.href);
+  readablePage(refused, 400);
+  expect(refused.text).toContain('asked to return to an address it has not registered');
+  expect(refused.text).not.toContain('redirect_uri did not match');
+  expect(refused.text).not.toContain('evil.example');
+  expect(refused.text).toContain('href="http://127.0.0.1:1/">Back to App wiki</a>');
+});
