@@ -128,7 +128,7 @@ const operations: Described[] = [
   },
   {
     method: 'delete', path: '/core/users/{pk}/mfa/', operationId: 'core_users_mfa_destroy', summary: 'Remove a user\'s second factor',
-    description: 'Removes the TOTP secret and the recovery codes (lost device); the next sign-in enrols again where MFA is required.',
+    description: 'Removes the TOTP secret, the recovery codes and the passkeys (lost device); the next sign-in enrols again where MFA is required.',
     scope: 'users:write', param: 'user', status: 204,
   },
   { method: 'get', path: '/core/groups/', operationId: 'core_groups_list', summary: 'List groups, ordered by name', scope: 'groups:read', query: groupListQuery, status: 200, returns: 'PaginatedGroupList', list: true },

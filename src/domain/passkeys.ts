@@ -55,10 +55,13 @@ export async function registrationOptions(store: Store, rp: RelyingParty, user: 
   return options;
 }
 
-/** Verifies a new passkey and stores it; undefined when the response does not hold (or the passkey is known). */
+/**
+ * Verifies a new passkey and stores it; undefined when the response does not hold (or the passkey is known).
+ * `amr` says what creating it proved (hwk/swk, and user when the authenticator verified the person).
+ */
 export async function registerPasskey(
   store: Store, rp: RelyingParty, user: UserRow, input: { response: unknown; purpose: string; name: string },
-): Promise<PasskeyRow | undefined> {
+): Promise<{ passkey: PasskeyRow; amr: string[] } | undefined> {
   let verified;
   try {
     verified = await verifyRegistrationResponse({
@@ -69,7 +72,7 @@ export async function registerPasskey(
     return undefined;
   }
   if (!verified.verified) return undefined;
-  const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
+  const { credential, credentialDeviceType, credentialBackedUp, userVerified } = verified.registrationInfo;
   const row = {
     id: credential.id, user_id: user.id, public_key: Buffer.from(credential.publicKey).toString('base64url'), sign_count: credential.counter,
     transports: credential.transports ?? [], device_type: credentialDeviceType, backed_up: credentialBackedUp, name: input.name.slice(0, PASSKEY_NAME_MAX),
@@ -77,7 +80,7 @@ export async function registerPasskey(
   return store.transaction(async (tx) => {
     if (!(await tx.passkeys.add(row))) return undefined;
     await audit(tx, 'passkey.added', { user: user.uuid, details: { passkey: row.id, device_type: row.device_type, backed_up: row.backed_up } });
-    return (await tx.passkeys.find(row.id))!;
+    return { passkey: (await tx.passkeys.find(row.id))!, amr: amrOf(row, userVerified) };
   });
 }
 

@@ -57,7 +57,9 @@ export function renderMfaPage(ctx: InteractionContext, ticket: string, has: { to
 export async function renderEnrolPage(ctx: InteractionContext, ticket: string, secret: string, otpauth: string, error?: string, status = 200) {
   const qr = await QRCode.toDataURL(otpauth, { errorCorrectionLevel: 'M', margin: 1, scale: 6 });
   const shown = secret.replace(/(.{4})/g, '$1 ').trim(); // easier to type by hand
-  renderPage(ctx as never, 'enrol', { ...common(ctx), action: `${ctx.state.interaction.base}enrol`, ticket, secret: shown, qr, error }, status);
+  const { base } = ctx.state.interaction;
+  const passkey = { action: `${base}passkey/enrol`, options: `${base}passkey/enrol-options` };
+  renderPage(ctx as never, 'enrol', { ...common(ctx), action: `${base}enrol`, passkey, ticket, secret: shown, qr, error }, status);
 }
 
 export function renderRecoveryCodesPage(ctx: InteractionContext, ticket: string, codes: string[]) {

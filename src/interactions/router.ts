@@ -19,7 +19,7 @@ import { submitMfa } from './submit-mfa.js';
 import { submitEnrolment } from './submit-enrolment.js';
 import { submitFinish } from './submit-finish.js';
 import { showRecoveryLink, submitRecoveryLink } from './recovery-link.js';
-import { passkeyOptions, submitPasskey } from './submit-passkey.js';
+import { passkeyEnrolOptions, passkeyOptions, submitPasskey, submitPasskeyEnrolment } from './submit-passkey.js';
 import { relyingPartyOf } from '../domain/passkeys.js';
 
 export function interactionMiddleware(apps: SignInApps, store: Store, settings: Settings, services: SignInServices): Middleware {
@@ -40,6 +40,8 @@ export function interactionMiddleware(apps: SignInApps, store: Store, settings: 
   router.post('/finish', ...posted, submitFinish(deps) as Middleware);
   router.post('/passkey/options', ...posted, passkeyOptions(deps) as Middleware);
   router.post('/passkey', ...posted, submitPasskey(deps) as Middleware);
+  router.post('/passkey/enrol-options', ...posted, passkeyEnrolOptions(deps) as Middleware);
+  router.post('/passkey/enrol', ...posted, submitPasskeyEnrolment(deps) as Middleware);
 
   const recovery = new Router({ prefix: '/if/recovery/:token' });
   recovery.get('/', showRecoveryLink(deps, csrf) as unknown as Middleware);

@@ -4,13 +4,13 @@
  * verification: possession plus PIN or biometrics, two factors at once); with an "mfa" ticket it is the
  * second factor of the user who gave their password. Attempts count like codes, per interaction and per IP.
  */
-import { authenticationOptions, checkPasskey } from '../domain/passkeys.js';
+import { authenticationOptions, checkPasskey, registerPasskey, registrationOptions } from '../domain/passkeys.js';
 import { findUserByUuid } from '../domain/users.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
 import { renderEmailPage } from './pages.js';
-import { completeSignIn, showSecondFactor } from './continue-sign-in.js';
+import { completeSignIn, showEnrolment, showSecondFactor } from './continue-sign-in.js';
 import { signIns } from '../observability/metrics.js';
 import { audit } from '../domain/audit.js';
 
@@ -59,5 +59,37 @@ export function submitPasskey(deps: SignInDeps) {
       return failed(PASSKEY_FAILED, 400);
     }
     return completeSignIn(ctx, deps, user, step ? [...step.ticket.amr, ...checked.amr] : checked.amr);
+  };
+}
+
+/**
+ * Enrolment at sign-in (an application with require_mfa, a user without a second factor): a passkey instead of
+ * an authenticator app. POST …/passkey/enrol-options, then POST …/passkey/enrol with the "enrol" ticket.
+ */
+export function passkeyEnrolOptions(deps: SignInDeps) {
+  return async function passkeyEnrolOptions(ctx: InteractionContext) {
+    const { user } = await loadTicketUser(ctx, deps, 'enrol');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await registrationOptions(deps.store, deps.rp, user, `enrol:${ctx.state.interaction.details.uid}`);
+  };
+}
+
+export function submitPasskeyEnrolment(deps: SignInDeps) {
+  return async function submitPasskeyEnrolment(ctx: InteractionContext) {
+    const { ticket, user } = await loadTicketUser(ctx, deps, 'enrol');
+    const { details, entry } = ctx.state.interaction;
+    const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${details.uid}`]]);
+    if (limited.refused) return showEnrolment(ctx, deps, user, ticket.amr, false, limited.refused);
+    let response: unknown;
+    try {
+      response = JSON.parse(String(ctx.request.body?.response ?? ''));
+    } catch {
+      return showEnrolment(ctx, deps, user, ticket.amr, false, 'The passkey could not be added. Try again, or use an authenticator app.');
+    }
+    const name = String(ctx.request.body?.name ?? '').trim() || 'Passkey';
+    const added = await registerPasskey(deps.store, deps.rp, user, { response, purpose: `enrol:${details.uid}`, name });
+    if (!added) return showEnrolment(ctx, deps, user, ticket.amr, false, 'The passkey could not be added. Try again, or use an authenticator app.');
+    await audit(deps.store, 'mfa.enrolled', { user: user.uuid, app: entry.app.slug, details: { method: 'passkey' } });
+    return completeSignIn(ctx, deps, user, [...ticket.amr, ...added.amr]);
   };
 }

@@ -225,3 +225,42 @@ describe.each(engines)('account page (%s)', (engine) => {
     expect((await silentAuthorization(web.page, idp.apps.wiki!)).searchParams.get('code')).toEqual(expect.any(String));
   });
 });
+
+describe('account page with profile_edits (pglite)', () => {
+  const web = useBrowser();
+  let idp: CredentialsServer;
+  let hooks: Receiver;
+  beforeAll(async () => {
+    hooks = await startReceiver();
+    idp = await startCredentialsServer('pglite', web.rp.url, [{ slug: 'wiki', webhook: { url: `${hooks.url}/hook`, secret: 'hook-secret-0123456789' } }], {
+      account: { profile_edits: true, changes_per_hour: 30 }, rate_limits: { ip_per_minute: 1000 }, webhooks: { allow_insecure_loopback: true },
+    });
+  });
+  afterAll(async () => {
+    await idp?.close();
+    await hooks?.close();
+  });
+
+  test('a name and address changed by the person: saved, audited with the person as actor, user_updated queued, the new address unverified', async () => {
+    const user = await idp.user({ name: 'Old Name' });
+    await openAccount(web.page, idp, user.email);
+    await web.page.getByLabel('Name', { exact: true }).fill('');
+    await web.page.getByRole('button', { name: 'Save profile' }).click();
+    await expect(heading(web.page)).resolves.toBe('Your account'); // the browser refuses an empty required field
+    await web.page.getByLabel('Name', { exact: true }).fill('New Name');
+    await web.page.getByLabel('E-mail', { exact: true }).fill(`renamed-${user.email}`);
+    await web.page.getByRole('button', { name: 'Save profile' }).click();
+    await expect(statusText(web.page)).resolves.toBe('Your profile was saved.');
+    const row = (await idp.store.users.findByUuid(user.uuid))!;
+    expect(row).toMatchObject({ name: 'New Name', email: `renamed-${user.email}`, email_verified: false });
+    const { rows } = await idp.store.audit.list({ user: user.uuid, action: 'user.updated' }, { offset: 0, limit: 5 });
+    expect(rows[0]).toMatchObject({ actor_type: 'user', actor: user.uuid, details: { changed: ['email', 'name'] } });
+    const hook = JSON.parse((await hooks.waitFor(1))[0]!.raw.toString('utf8'));
+    expect(hook).toMatchObject({ event_type: 'user_updated', data: { user_id: user.uuid, changed: expect.arrayContaining(['name', 'email']) } });
+    const other = await idp.user();
+    await web.page.getByLabel('E-mail', { exact: true }).fill(other.email);
+    await web.page.getByRole('button', { name: 'Save profile' }).click();
+    await expect(alertText(web.page)).resolves.toBe('That e-mail address cannot be used.');
+    expect((await idp.store.users.findByUuid(user.uuid))!.email).toBe(`renamed-${user.email}`);
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * Admin endpoints: POST /users/{pk}/recovery/ (a one-time setup link, followed in the browser) and
- * DELETE /users/{pk}/mfa/ (removes TOTP and recovery codes), with the API's usual error rules.
+ * DELETE /users/{pk}/mfa/ (removes TOTP, recovery codes and passkeys), with the API's usual error rules.
  */
 import { engines } from '../helpers/database.js';
 import { useBrowser } from '../helpers/browser.js';
@@ -60,18 +60,20 @@ describe.each(engines)('credential admin endpoints (%s)', (engine) => {
     await expect(flow.finish()).resolves.toHaveProperty('id_token');
   });
 
-  test('DELETE mfa/ removes the TOTP secret and the recovery codes; the next sign-in has no second step', async () => {
+  test('DELETE mfa/ removes the TOTP secret, the recovery codes and the passkeys; the next sign-in has no second step', async () => {
     const user = await idp.user();
     const key = idp.settings.secrets.key;
     const secret = (await pendingTotpSecret(idp.store, (await idp.store.users.findById(user.pk))!, key, true))!;
     await confirmTotp(idp.store, user.pk, totpCode(secret), key);
     await issueRecoveryCodes(idp.store, user.pk, key);
+    await idp.store.passkeys.add({ id: `lost-${user.pk}`, user_id: user.pk, public_key: 'pQEC', sign_count: 0, transports: [], device_type: 'singleDevice', backed_up: false, name: 'Lost phone' });
 
     const { status, body } = await api('DELETE', `/users/${user.pk}/mfa/`);
     expect(status).toBe(204);
     expect(body).toBeUndefined();
     await expect(idp.store.mfa.findTotp(user.pk)).resolves.toBeUndefined();
     await expect(idp.store.mfa.recoveryCodesLeft(user.pk)).resolves.toBe(0);
+    await expect(idp.store.passkeys.listForUser(user.pk)).resolves.toEqual([]);
 
     const flow = await startFlow(web.page, idp.apps.wiki!);
     await enterEmail(web.page, user.email);

@@ -77,6 +77,22 @@ describe.each(engines)('passkeys (%s)', (engine) => {
     expect(claims.amr).toEqual(['pwd', 'hwk']);
   });
 
+  test('a require_mfa application lets a user without a second factor enrol a passkey instead of an authenticator app', async () => {
+    const { email, uuid } = await idp.user();
+    const flow = await startFlow(web.page, idp.apps.vault!);
+    await enterEmail(web.page, email);
+    await enterPassword(web.page, PASSWORD);
+    await expect(heading(web.page)).resolves.toBe('Set up two-step verification');
+    await web.page.getByLabel('Name of the new passkey').fill('Office key');
+    await web.page.getByRole('button', { name: 'Use a passkey instead' }).click();
+    const claims = await claimsOf(flow);
+    expect(claims.sub).toBe(uuid);
+    expect(claims.amr).toEqual(['pwd', 'hwk', 'user']);
+    const user = (await idp.store.users.findByUuid(uuid))!;
+    expect((await idp.store.passkeys.listForUser(user.id)).map((passkey) => passkey.name)).toEqual(['Office key']);
+    expect(await idp.store.mfa.findTotp(user.id)).toMatchObject({ confirmed_at: null }); // the app's secret stayed pending, unused
+  });
+
   test('passwordless sign-in still meets the access-group rule', async () => {
     const { email } = await idp.user();
     await enrolPasskey(web.page, idp, email);
