@@ -132,3 +132,6 @@ export async function redeemCode(app: TestApp, baseUrl: string, signIn: HttpSign
   });
   return { status: response.status, body: await response.json() };
 }
+
+/** A page without its own script elements (src under /static/, nothing inline): what is left must hold no script. */
+export const withoutOwnScripts = (html: string) => html.replace(/<script src="\/static\/[a-z]+\.js" defer><\/script>/g, '');
