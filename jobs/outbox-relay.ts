@@ -1,48 +1,50 @@
 /**
  * Moves committed outbox events into BullMQ: one delivery row and one job per recipient (job id = delivery
- * id, so a repeated relay enqueues nothing twice), then marks the event dispatched. While Redis is down the
+ * id, so a repeated relay enqueues nothing twice), then marks the events dispatched; a batch at a time. While Redis is down the
  * enqueue fails, the event stays undispatched, and the next round tries again: nothing is lost.
  */
 import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Settings } from '../src/settings/schema.js';
 import type { Store } from '../src/store/contract.js';
-import type { DeliveryKind } from '../src/store/events-contract.js';
+import type { DeliveryRow, NewDelivery } from '../src/store/events-contract.js';
 import { backchannelRecipients, webhookRecipients } from '../src/domain/recipients.js';
 import { deliveryJobOptions, type DeliveryJob } from '../src/queue/queues.js';
 
-const BATCH = 100;
+const BATCH = 500;
 const LEASE_MS = 30_000;
 
 export function outboxRelay(store: Store, queue: Queue<DeliveryJob>, settings: Settings, logger: Logger) {
-  async function deliver(eventId: string, app: string, kind: DeliveryKind, target: string) {
-    const delivery = await store.events.ensureDelivery({ event_id: eventId, app, kind, target });
-    if (delivery.status === 'pending' && delivery.attempts === 0) {
-      await queue.add(delivery.kind, { deliveryId: delivery.id }, deliveryJobOptions(settings, delivery.id));
-    }
+  /** One job per delivery that has not been tried yet, added in one round trip (job id = delivery id). */
+  async function enqueue(deliveries: DeliveryRow[]) {
+    const fresh = deliveries.filter((delivery) => delivery.status === 'pending' && delivery.attempts === 0);
+    if (fresh.length) await queue.addBulk(fresh.map((delivery) => ({ name: delivery.kind, data: { deliveryId: delivery.id }, opts: deliveryJobOptions(settings, delivery.id) })));
   }
 
+  /** A batch at a time: one claim, one insert of its deliveries, one bulk enqueue, one update marking it dispatched. */
   async function relayOnce(): Promise<number> {
     const events = await store.events.claimPending(BATCH, new Date(), LEASE_MS);
-    const done: string[] = [];
+    if (!events.length) return 0;
+    const ids = events.map((event) => event.id);
     try {
-      for (const event of events) {
-        for (const app of webhookRecipients(settings.applications, event)) await deliver(event.id, app.slug, 'webhook', app.webhook!.url);
-        for (const app of backchannelRecipients(settings.applications, event)) await deliver(event.id, app.slug, 'backchannel', app.backchannel_logout_uri!);
-        done.push(event.id);
-      }
-    } finally {
-      await store.events.markDispatched(done, new Date());
-      await store.events.releaseClaims(events.filter((event) => !done.includes(event.id)).map((event) => event.id));
+      const wanted: NewDelivery[] = events.flatMap((event) => [
+        ...webhookRecipients(settings.applications, event).map((app) => ({ event_id: event.id, app: app.slug, kind: 'webhook' as const, target: app.webhook!.url })),
+        ...backchannelRecipients(settings.applications, event).map((app) => ({ event_id: event.id, app: app.slug, kind: 'backchannel' as const, target: app.backchannel_logout_uri! })),
+      ]);
+      await enqueue(await store.events.ensureDeliveries(wanted));
+    } catch (error) {
+      await store.events.releaseClaims(ids); // the next round takes them again at once
+      throw error;
     }
-    return done.length;
+    await store.events.markDispatched(ids, new Date());
+    return events.length;
   }
 
   /** Deliveries whose job vanished (Redis lost its data) go back on the queue; an existing job id makes this a no-op. */
   async function requeueStale(): Promise<number> {
     const before = new Date(Date.now() - settings.worker.requeue_after_seconds * 1000);
     const stale = await store.events.claimStalePending(before, BATCH);
-    for (const delivery of stale) await queue.add(delivery.kind, { deliveryId: delivery.id }, deliveryJobOptions(settings, delivery.id));
+    if (stale.length) await queue.addBulk(stale.map((delivery) => ({ name: delivery.kind, data: { deliveryId: delivery.id }, opts: deliveryJobOptions(settings, delivery.id) })));
     return stale.length;
   }
 

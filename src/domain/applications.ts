@@ -40,6 +40,20 @@ export async function mayUseApplication(store: Store, app: ApplicationSettings, 
   return store.groups.hasMemberNamed(app.access_group, user.id);
 }
 
+/**
+ * The active user with this uuid when they may use the application (spec §5), in one round trip; undefined for an
+ * unknown or inactive user, or one outside the access group. Read on every token use: never cached, so a
+ * deactivation or a removal from the group is refused at once, by every replica.
+ */
+export async function userAllowedIn(store: Store, app: ApplicationSettings, uuid: string): Promise<{ user?: UserRow; allowed: boolean }> {
+  if (!app.access_group) {
+    const user = await store.users.findByUuid(uuid);
+    return { user, allowed: Boolean(user?.is_active) };
+  }
+  const found = await store.users.findByUuidWithMembership(uuid, app.access_group);
+  return { user: found?.user, allowed: Boolean(found?.user.is_active && found.member) };
+}
+
 /** RFC 8252: a public app whose redirects use a private-use scheme or a loopback IP literal is native (any loopback port then matches). */
 export function applicationType(app: ApplicationSettings): 'web' | 'native' {
   if (app.client_type !== 'public') return 'web';

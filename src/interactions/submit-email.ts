@@ -22,7 +22,7 @@ export function submitEmail(deps: SignInDeps) {
 
     // Each code is a mail: counted per interaction and per IP so the page cannot be used to flood a mailbox.
     const { details, entry } = ctx.state.interaction;
-    const limited = await countAttempt(ctx, deps, [['interaction', `mail:${details.uid}`]]);
+    const limited = await countAttempt(ctx, deps, [['interaction', `mail:${details.uid}`]], { ip: 'always' });
     if (limited.refused) return renderEmailPage(ctx, email, limited.refused, 429);
     try {
       await sendSetupCode(deps.store, deps.services.sendMail, { id: details.uid, user, appName: entry.app.name, key: deps.settings.secrets.key });

@@ -5,7 +5,7 @@
 import { enrolTotp } from '../domain/totp.js';
 import { issueRecoveryCodes } from '../domain/recovery-codes.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { countAttempt } from './count-attempt.js';
+import { countAttempt, countFailure } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
 import { renderRecoveryCodesPage } from './pages.js';
 import { showEnrolment } from './continue-sign-in.js';
@@ -19,7 +19,10 @@ export function submitEnrolment(deps: SignInDeps) {
 
     const code = String(ctx.request.body?.code ?? '').replace(/\s/g, '');
     const key = deps.settings.secrets.key;
-    if ((await enrolTotp(deps.store, user, code, key, ctx.state.interaction.entry.app.slug)) !== 'ok') return showEnrolment(ctx, deps, user, ticket.amr, false, WRONG_CODE);
+    if ((await enrolTotp(deps.store, user, code, key, ctx.state.interaction.entry.app.slug)) !== 'ok') {
+      await countFailure(ctx, deps);
+      return showEnrolment(ctx, deps, user, ticket.amr, false, WRONG_CODE);
+    }
     const codes = await issueRecoveryCodes(deps.store, user.id, key);
     const done = deps.tickets.sign(ctx.state.interaction.details.uid, { user: user.uuid, stage: 'done', amr: [...ticket.amr, 'otp'] });
     return renderRecoveryCodesPage(ctx, done, codes);

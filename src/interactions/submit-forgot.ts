@@ -18,7 +18,7 @@ export function submitForgot(deps: SignInDeps) {
 
     // Counted before anything is looked up; `mail:` is the setup mails' own per-sign-in counter.
     const { details, entry } = ctx.state.interaction;
-    const limited = await countAttempt(ctx, deps, [['interaction', `mail:${details.uid}`], ['interaction', `reset:${email}`]]);
+    const limited = await countAttempt(ctx, deps, [['interaction', `mail:${details.uid}`], ['interaction', `reset:${email}`]], { ip: 'always' });
     if (limited.refused) {
       const message = limited.kind === 'interaction'
         ? `We have sent as many codes as we can for now. Look for one we already sent (check your spam folder too), or try again in ${limited.wait}.`

@@ -5,7 +5,7 @@
 import { verifyTotp } from '../domain/totp.js';
 import { useRecoveryCode } from '../domain/recovery-codes.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { countAttempt } from './count-attempt.js';
+import { countAttempt, countFailure } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
 import { completeSignIn, showSecondFactor } from './continue-sign-in.js';
 import { signIns } from '../observability/metrics.js';
@@ -26,6 +26,7 @@ export function submitMfa(deps: SignInDeps) {
     if (/^\d{6}$/.test(code)) {
       const outcome = await verifyTotp(deps.store, user.id, code, key);
       if (outcome !== 'ok') {
+        await countFailure(ctx, deps);
         signIns.inc({ outcome: 'failure', method: 'otp' });
         await audit(deps.store, 'sign_in.failed', { user: user.uuid, app: ctx.state.interaction.entry.app.slug, details: { step: 'otp', replayed: outcome === 'replayed' } });
         return showSecondFactor(ctx, deps, user, token, outcome === 'replayed' ? USED_CODE : WRONG_CODE, 400);
@@ -33,6 +34,7 @@ export function submitMfa(deps: SignInDeps) {
       return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp']);
     }
     if (!(await useRecoveryCode(deps.store, user.id, code, key))) {
+      await countFailure(ctx, deps);
       signIns.inc({ outcome: 'failure', method: 'recovery_code' });
       await audit(deps.store, 'sign_in.failed', { user: user.uuid, app: ctx.state.interaction.entry.app.slug, details: { step: 'recovery_code' } });
       return showSecondFactor(ctx, deps, user, token, WRONG_CODE, 400);

@@ -7,7 +7,7 @@
 import { authenticationOptions, checkPasskey, registerPasskey, registrationOptions } from '../domain/passkeys.js';
 import { findUserByUuid } from '../domain/users.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { countAttempt } from './count-attempt.js';
+import { countAttempt, countFailure } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
 import { renderEmailPage } from './pages.js';
 import { completeSignIn, showEnrolment, showSecondFactor } from './continue-sign-in.js';
@@ -34,12 +34,16 @@ export function submitPasskey(deps: SignInDeps) {
     const step = asSecondFactor ? await loadTicketUser(ctx, deps, 'mfa') : undefined;
     const token = String(ctx.request.body?.ticket ?? '');
     const { details, entry } = ctx.state.interaction;
-    const failed = (message: string, status: number) => (step
+    const refuse = (message: string, status: number) => (step
       ? showSecondFactor(ctx, deps, step.user, token, message, status)
       : renderEmailPage(ctx, '', message, status));
 
     const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${details.uid}`]]);
-    if (limited.refused) return failed(limited.refused, 429);
+    if (limited.refused) return refuse(limited.refused, 429);
+    const failed = async (message: string, status: number) => {
+      await countFailure(ctx, deps);
+      return refuse(message, status);
+    };
 
     let response: unknown;
     try {

@@ -7,7 +7,7 @@
 import { checkCredentials } from '../domain/passwords.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderPasswordPage } from './pages.js';
-import { countAttempt } from './count-attempt.js';
+import { countAttempt, countFailure } from './count-attempt.js';
 import { continueSignIn } from './continue-sign-in.js';
 import { signIns } from '../observability/metrics.js';
 import { audit } from '../domain/audit.js';
@@ -25,6 +25,7 @@ export function submitPassword(deps: SignInDeps) {
 
     const user = await checkCredentials(deps.store, email, password, deps.settings.passwords.bcrypt_cost);
     if (!user) {
+      await countFailure(ctx, deps);
       signIns.inc({ outcome: 'failure', method: 'pwd' });
       // The identifier as typed (no lookup: an unknown e-mail must cost the same time as a known one).
       await audit(deps.store, 'sign_in.failed', { app: ctx.state.interaction.entry.app.slug, details: { step: 'pwd', email: email.slice(0, 254) } });

@@ -8,7 +8,7 @@ import { checkSetupCode, newPasswordProblems } from '../domain/password-setup.js
 import { resetCodeId, setPasswordFromCode } from '../domain/password-reset.js';
 import { PageError, unavailableIn } from '../errors.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { countAttempt } from './count-attempt.js';
+import { countAttempt, countFailure } from './count-attempt.js';
 import { renderResetPage, restart } from './pages.js';
 import { continueAfterNewPassword } from './continue-after-reset.js';
 
@@ -42,7 +42,10 @@ export function submitReset(deps: SignInDeps) {
     // No code of this sign-in (an address without an account) fails like a wrong one, after the same query.
     const check = await checkSetupCode(store, resetCodeId(uid), String(ctx.request.body?.code ?? '').replace(/\s/g, ''), settings.secrets.key);
     const user = check.ok ? await store.users.findById(check.userId) : undefined;
-    if (!user?.is_active) return again(CODE_DID_NOT_WORK, 400);
+    if (!user?.is_active) {
+      await countFailure(ctx, deps);
+      return again(CODE_DID_NOT_WORK, 400);
+    }
 
     let result;
     try {

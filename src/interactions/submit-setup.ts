@@ -7,7 +7,7 @@
 import { checkSetupCode, newPasswordProblems, SETUP_CODE_TRIES, userOfSetupCode } from '../domain/password-setup.js';
 import { setPasswordFromCode } from '../domain/password-reset.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { countAttempt } from './count-attempt.js';
+import { countAttempt, countFailure } from './count-attempt.js';
 import { restart, renderSetupPage } from './pages.js';
 import { continueAfterNewPassword } from './continue-after-reset.js';
 
@@ -28,6 +28,7 @@ export function submitSetup(deps: SignInDeps) {
 
     const check = await checkSetupCode(store, uid, String(ctx.request.body?.code ?? '').replace(/\s/g, ''), settings.secrets.key);
     if (!check.ok) {
+      await countFailure(ctx, deps);
       const message = {
         wrong: `That code is not right. ${'triesLeft' in check ? check.triesLeft : 0} of ${SETUP_CODE_TRIES} tries left.`,
         expired: 'That code has expired. Start again to get a new one.',

@@ -2,7 +2,7 @@
 import type { Account, FindAccount } from 'oidc-provider';
 import type { Store, UserRow } from '../store/contract.js';
 import type { ApplicationSettings } from '../settings/schema.js';
-import { mayUseApplication } from '../domain/applications.js';
+import { userAllowedIn } from '../domain/applications.js';
 import { findUserByUuid } from '../domain/users.js';
 import { forEngine } from './engine-unavailable.js';
 
@@ -40,9 +40,8 @@ export function userClaims(user: UserRow, baseUrl: string): Record<string, unkno
  */
 export function findAccount(store: Store, app: ApplicationSettings, baseUrl: string): FindAccount {
   return (_ctx, sub, token): Promise<Account | undefined> => forEngine(async () => {
-    const user = await findUserByUuid(store, sub);
-    if (!user || !user.is_active) return undefined;
-    if (token && !(await mayUseApplication(store, app, user))) return undefined;
+    const { user, allowed } = token ? await userAllowedIn(store, app, sub) : { user: await findUserByUuid(store, sub), allowed: true };
+    if (!user || !user.is_active || !allowed) return undefined;
     return { accountId: user.uuid, claims: async () => ({ ...userClaims(user, baseUrl), sub: user.uuid }) };
   });
 }

@@ -6,6 +6,7 @@ import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Store } from '../store/contract.js';
 import { inputProblem } from '../domain/input-text.js';
 import { forEngine } from './engine-unavailable.js';
+import { recall } from './request-reads.js';
 
 /** Models that are redeemed once: losing the consume race must fail the request, not issue tokens twice. */
 const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -28,7 +29,7 @@ export function adapterFactory(store: Store): (model: string) => Adapter {
       });
     }),
 
-    find: (id) => forEngine(async () => toPayload(await store.oidcPayloads.find(model, id, new Date()))),
+    find: (id) => forEngine(async () => toPayload(recall(model, id) ?? await store.oidcPayloads.find(model, id, new Date()))),
     findByUid: (uid) => forEngine(async () => toPayload(await store.oidcPayloads.findByUid(model, uid, new Date()))),
     findByUserCode: (userCode) => forEngine(async () => toPayload(await store.oidcPayloads.findByUserCode(model, userCode, new Date()))),
 

@@ -17,6 +17,7 @@ import { allowOrigin, answerPreflight, isPreflight, noCors } from './cors.js';
 import { authenticatedCaller, introspection } from './introspect.js';
 import { withEnginePagePolicy } from './engine-page-csp.js';
 import { checkMachineScopes } from './check-machine-scopes.js';
+import { withRead } from './request-reads.js';
 import { inputProblem } from '../domain/input-text.js';
 import { audit, currentActor } from '../domain/audit.js';
 
@@ -172,7 +173,8 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     const row = accessToken ? await store.oidcPayloads.find('AccessToken', accessToken, new Date()) : undefined;
     const entry = row?.client_id ? providers.byClientId.get(row.client_id) : undefined;
     if (!entry) throw invalidToken();
-    return engineJson(ctx, next, entry, '/userinfo/');
+    // The engine looks the token up again: it gets this row instead of a second query.
+    return withRead('AccessToken', accessToken!, row!, () => engineJson(ctx, next, entry, '/userinfo/'));
   }
 
   const shared: Record<string, { methods: string; handle: (ctx: Context, next: Next) => Promise<void> }> = {

@@ -7,8 +7,7 @@ import { errors, type ClientMetadata, type Configuration, type KoaContextWithOID
 import type { ApplicationSettings, Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { SigningJwk } from '../domain/signing-keys.js';
-import { applicationType, mayUseApplication } from '../domain/applications.js';
-import { findUserByUuid } from '../domain/users.js';
+import { applicationType, userAllowedIn } from '../domain/applications.js';
 import { forEngine } from './engine-unavailable.js';
 import { inputProblem } from '../domain/input-text.js';
 import { adapterFactory } from './adapter.js';
@@ -52,8 +51,8 @@ function loadGrant(app: ApplicationSettings, store: Store) {
   return (ctx: KoaContextWithOIDC) => forEngine(async () => {
     const { client, session, params, provider } = ctx.oidc;
     const accountId = session!.accountId!;
-    const user = await findUserByUuid(store, accountId);
-    if (!user || !(await mayUseApplication(store, app, user))) {
+    const { allowed } = await userAllowedIn(store, app, accountId);
+    if (!allowed) {
       if (asksForSignIn(ctx)) return undefined;
       throw new errors.AccessDenied('you are not allowed to use this application');
     }

@@ -113,7 +113,7 @@ export const settingsSchema = {
       account_failures: int(1, 'Failed passwords for one account from one client address within the window; further attempts from that address wait until it ends (other addresses are not locked out).'),
       account_failures_all_addresses: int(1, 'Failed passwords for one account from all addresses within the window (a distributed guess); further attempts wait until it ends. Password setup and reset stay open.'),
       account_window_seconds: int(1, 'Window of the per-account counters.'),
-      ip_per_minute: int(1, 'Password and code attempts per client IP per minute.'),
+      ip_per_minute: int(1, 'Failed password, code and passkey attempts (and setup or reset mails) per client IP per minute; right passwords do not count.'),
       interaction_attempts: int(1, 'Second-factor and setup-code attempts per sign-in.'),
       api_per_minute: int(1, 'Provisioning API requests per API token per minute; further requests get 429 with Retry-After.'),
     }),

@@ -46,6 +46,11 @@ export interface UsersRepository {
   findById(id: number): Promise<UserRow | undefined>;
   /** The user with this uuid (the OIDC subject); undefined for an unknown or malformed uuid. */
   findByUuid(uuid: string): Promise<UserRow | undefined>;
+  /**
+   * findByUuid, and whether the user is a member of the group named `groupName` (case-insensitively; false when
+   * there is no such group), in one round trip: the engine's hot paths ask both for every token.
+   */
+  findByUuidWithMembership(uuid: string, groupName: string): Promise<{ user: UserRow; member: boolean } | undefined>;
   /** The user with exactly this e-mail, case-insensitively (e-mails are unique that way). */
   findByEmail(email: string): Promise<UserRow | undefined>;
   /** Like findById, and locks the row until the transaction ends: concurrent changes to one user queue up. */

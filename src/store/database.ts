@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './tables.js';
 import { pglitePool } from './pglite-pool.js';
@@ -27,14 +27,19 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** PGlite: start from this dumped data directory (tests load one migrated template). */
   loadDataDir?: Blob;
+  /** Called with every statement's SQL as it runs (tests count the round trips of a request). */
+  onQuery?: (sql: string) => void;
 }
+
+const queryLog = ({ onQuery }: DatabaseOptions) =>
+  onQuery && ((event: LogEvent) => onQuery(event.query.sql));
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) {
     // A request waits at most 5 s for a connection, then the store reports the database unavailable.
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     pool.on('error', () => {}); // an idle client dropped by the server; the next query reconnects
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: reportUnavailable(pool) }) });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: reportUnavailable(pool) }), log: queryLog(options) });
     return {
       db, engine: 'postgres', close: () => db.destroy(),
       poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -46,7 +51,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     loadDataDir: options.loadDataDir,
     extensions: { pg_trgm },
   });
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(lite) }) });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(lite) }), log: queryLog(options) });
   return {
     db,
     engine: 'pglite',

@@ -33,6 +33,13 @@ export interface AttemptOutcome {
   status: DeliveryStatus;
 }
 
+export interface NewDelivery {
+  event_id: string;
+  app: string;
+  kind: DeliveryKind;
+  target: string;
+}
+
 export interface EventsRepository {
   append(event: NewEvent): Promise<void>;
   /** Up to `limit` undispatched events in order, leased for `leaseMs` so concurrent relays skip them. */
@@ -42,7 +49,9 @@ export interface EventsRepository {
   releaseClaims(ids: string[]): Promise<void>;
   find(id: string): Promise<OutboxRow | undefined>;
   /** The delivery of this event to this app, created when missing. */
-  ensureDelivery(delivery: { event_id: string; app: string; kind: DeliveryKind; target: string }): Promise<DeliveryRow>;
+  ensureDelivery(delivery: NewDelivery): Promise<DeliveryRow>;
+  /** ensureDelivery for many at once (a relay batch): the rows in the order asked, created where missing. */
+  ensureDeliveries(deliveries: NewDelivery[]): Promise<DeliveryRow[]>;
   findDelivery(id: string): Promise<DeliveryRow | undefined>;
   /** Pending deliveries untouched since `before` (their job may have been lost with Redis); touches them. */
   claimStalePending(before: Date, limit: number): Promise<DeliveryRow[]>;

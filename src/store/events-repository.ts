@@ -1,12 +1,23 @@
 /** The transactional outbox and the delivery log (events-contract.ts): leased claims, one delivery per (event, app, kind), attempts. */
 import { sql, type Kysely } from 'kysely';
-import type { EventsRepository, OutboxRow } from './events-contract.js';
+import type { DeliveryRow, EventsRepository, NewDelivery, OutboxRow } from './events-contract.js';
 import type { Tables } from './tables.js';
 import { collect } from './collect.js';
 
 const outboxColumns = ['id', 'type', 'body', 'user_uuid', 'user_groups', 'group_name', 'created_at', 'claimed_until', 'dispatched_at'] as const;
 
 export function eventsRepository(db: Kysely<Tables>): EventsRepository {
+  async function ensureDeliveries(deliveries: NewDelivery[]): Promise<DeliveryRow[]> {
+    if (!deliveries.length) return [];
+    // One insert and one read for a whole relay batch; rows that exist already stay as they are.
+    await db.insertInto('deliveries').values(deliveries.map((delivery) => ({ ...delivery, last_status_code: null, last_error: null })))
+      .onConflict((oc) => oc.columns(['event_id', 'app', 'kind']).doNothing()).execute();
+    const rows = await db.selectFrom('deliveries').selectAll()
+      .where('event_id', 'in', [...new Set(deliveries.map((delivery) => delivery.event_id))]).execute();
+    const byKey = new Map(rows.map((row) => [`${row.event_id}|${row.app}|${row.kind}`, row]));
+    return deliveries.map((delivery) => byKey.get(`${delivery.event_id}|${delivery.app}|${delivery.kind}`)!);
+  }
+
   return {
     async append(event) {
       await db.insertInto('outbox').values({
@@ -40,12 +51,10 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
     find: (id) => db.selectFrom('outbox').select([...outboxColumns, sql<string>`seq::text`.as('seq')]).where('id', '=', id).executeTakeFirst() as Promise<OutboxRow | undefined>,
 
     async ensureDelivery(delivery) {
-      await db.insertInto('deliveries').values({ ...delivery, last_status_code: null, last_error: null })
-        .onConflict((oc) => oc.columns(['event_id', 'app', 'kind']).doNothing()).execute();
-      return db.selectFrom('deliveries').selectAll()
-        .where('event_id', '=', delivery.event_id).where('app', '=', delivery.app).where('kind', '=', delivery.kind)
-        .executeTakeFirstOrThrow();
+      return (await ensureDeliveries([delivery]))[0]!;
     },
+
+    ensureDeliveries,
 
     claimStalePending: (before, limit) =>
       db.updateTable('deliveries').set({ updated_at: sql`now()` })

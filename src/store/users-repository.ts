@@ -50,6 +50,17 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     // The uuid column refuses malformed text with an error; an unknown subject is simply absent.
     findByUuid: async (uuid) => (UUID.test(uuid) ? db.selectFrom('users').select(columns).where('uuid', '=', uuid).executeTakeFirst() : undefined),
 
+    async findByUuidWithMembership(uuid, groupName) {
+      if (!UUID.test(uuid)) return undefined;
+      const row = await db.selectFrom('users').select(columns)
+        .select((eb) => eb.exists(eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
+          .select('memberships.user_id').whereRef('memberships.user_id', '=', 'users.id').where(sql`lower(groups.name)`, '=', lowered(groupName))).as('member'))
+        .where('uuid', '=', uuid).executeTakeFirst();
+      if (!row) return undefined;
+      const { member, ...user } = row;
+      return { user, member: Boolean(member) };
+    },
+
     findByEmail: async (email) =>
       (isStorableText(email) ? db.selectFrom('users').select(columns).where(sql`lower(email)`, '=', lowered(email)).executeTakeFirst() : undefined),
 

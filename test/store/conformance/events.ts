@@ -208,6 +208,25 @@ export function runEventsConformance(open: Open, backend: Backend): void {
         expect(await store.events.findDelivery(randomUUID())).toBeUndefined();
       });
 
+      test('ensureDeliveries: many at once, in the order asked; existing ones come back as they are, with their attempts', async () => {
+        const [a, b] = [newEvent(), newEvent()];
+        await store.events.append(a);
+        await store.events.append(b);
+        const known = await store.events.ensureDelivery({ event_id: a.id, app: 'wiki', kind: 'webhook', target: 'https://wiki/hook' });
+        await store.events.recordAttempt(known.id, { attempt: 1, status_code: 500, error: 'HTTP 500', duration_ms: 3, status: 'pending' });
+        const wanted = [
+          { event_id: b.id, app: 'crm', kind: 'webhook' as const, target: 'https://crm/hook' },
+          { event_id: a.id, app: 'wiki', kind: 'webhook' as const, target: 'https://wiki/hook' },
+          { event_id: a.id, app: 'wiki', kind: 'backchannel' as const, target: 'https://wiki/bc' },
+        ];
+        const rows = await store.events.ensureDeliveries(wanted);
+        expect(rows.map(({ event_id, app, kind }) => ({ event_id, app, kind }))).toEqual(wanted.map(({ event_id, app, kind }) => ({ event_id, app, kind })));
+        expect(rows[1]).toMatchObject({ id: known.id, attempts: 1, last_status_code: 500 });
+        expect(rows[0]).toMatchObject({ status: 'pending', attempts: 0 });
+        expect((await store.events.ensureDeliveries(wanted)).map((row) => row.id)).toEqual(rows.map((row) => row.id));
+        await expect(store.events.ensureDeliveries([])).resolves.toEqual([]);
+      });
+
       test('10 concurrent ensureDelivery calls for one (event, app, kind), on two connections: one delivery, the same id for all', async () => {
         const other = await secondClient(t.db);
         try {

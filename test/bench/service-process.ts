@@ -1,0 +1,82 @@
+/**
+ * The service for `npm run bench`, as `idp serve` runs it in production: PostgreSQL (a fresh database on
+ * TEST_DATABASE_URL's server), Redis for rate limits when REDIS_URL is set, one process. Runs as its own process;
+ * prints READY with its fixture (tokens and a session made with the engine's models, stored by our adapter).
+ */
+import http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { startService } from '../../src/service.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { openDatabase } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { createStore } from '../../src/store/store.js';
+import { loadSettings } from '../../src/settings/load.js';
+import { createUser } from '../../src/domain/users.js';
+import { setPassword } from '../../src/domain/passwords.js';
+import { createPostgresDatabase } from '../helpers/database.js';
+import { announce, LOOPS, seedTokens, SIGN_IN_LOOPS } from './fixture.js';
+import { API_SCOPES, createApiToken } from '../../src/domain/api-tokens.js';
+
+const BENCH_PASSWORD = 'correct horse battery staple';
+
+const pg = await createPostgresDatabase();
+const database = await openDatabase({ url: pg.url, poolSize: 20 });
+await migrateToLatest(database.db);
+const store = createStore(database.db);
+
+const server = http.createServer();
+server.listen(0, '127.0.0.1');
+await once(server, 'listening');
+const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const redirectUri = 'http://127.0.0.1:1/cb';
+const redis = Boolean(process.env.REDIS_URL);
+// BENCH_WEBHOOK_URL: a process that delivers webhooks (the embedded workers) to the driver's receiver.
+const webhookUrl = process.env.BENCH_WEBHOOK_URL;
+const settings = await loadSettings({
+  overrides: {
+    issuer: { base_url: url },
+    secrets: { key: 'b'.repeat(64) },
+    log: { level: 'silent' },
+    ...(redis ? { redis: { url: process.env.REDIS_URL, prefix: `bench${process.pid}` } } : {}),
+    applications: [
+      { slug: 'bench', name: 'Bench', client_id: 'bench', client_secret: 'bench-secret-0123456789', redirect_uris: [redirectUri] },
+      { slug: 'machine', name: 'Machine', client_id: 'machine', client_secret: 'machine-secret-0123456789', grant_types: ['client_credentials'], api_scopes: ['reports:read'], resource_server: true },
+      ...(webhookUrl ? [{ slug: 'hooks', name: 'Hooks', client_id: 'hooks', client_secret: 'hooks-secret-0123456789', redirect_uris: [redirectUri], webhook: { url: webhookUrl, secret: 'hook-secret-0123456789' } }] : []),
+    ],
+    database: { url: pg.url, pool_size: 20 },
+    webhooks: { allow_insecure_loopback: true },
+    worker: { concurrency: 100 },
+  },
+});
+const service = await startService(settings, { store, server, logger: createLogger('silent'), redis, workers: Boolean(webhookUrl) });
+const user = await createUser(store, { username: 'ada@example.com', email: 'ada@example.com', name: 'Ada Lovelace' });
+// People for the password sign-ins: one each per loop (the per-account counters count every attempt).
+const people: string[] = [];
+for (let i = 0; i < SIGN_IN_LOOPS; i += 1) {
+  const person = await createUser(store, { username: `person${i}@example.com`, email: `person${i}@example.com`, name: `Person ${i}` });
+  await setPassword(store, person.pk, BENCH_PASSWORD, settings.passwords);
+  people.push(person.email);
+}
+const { token: apiToken } = await createApiToken(store, { name: 'bench', scopes: [...API_SCOPES] });
+
+const seeded = await seedTokens(service.providers.bySlug.get('bench')!.provider, { clientId: 'bench', accountId: user.uuid, cookieKeys: service.providers.cookieKeys, count: LOOPS * 2 });
+announce({
+  name: 'service', url, pid: process.pid,
+  paths: {
+    discovery: '/application/o/bench/.well-known/openid-configuration', jwks: '/application/o/bench/jwks/', authorize: '/application/o/authorize/',
+    token: '/application/o/token/', userinfo: '/application/o/userinfo/', introspection: '/application/o/introspect/',
+  },
+  client: { id: 'bench', secret: 'bench-secret-0123456789', redirectUri },
+  // The introspecting caller is a resource server (ours: its own endpoint); the bare engine lets any client introspect.
+  machine: { id: 'machine', secret: 'machine-secret-0123456789', scope: 'reports:read' },
+  ...seeded,
+  extras: { apiToken, databaseUrl: pg.url, people, password: BENCH_PASSWORD, bcryptCost: settings.passwords.bcrypt_cost },
+});
+process.on('SIGTERM', () => {
+  void service.close().then(async () => {
+    await database.close();
+    await pg.drop();
+    process.exit(0);
+  });
+});
