@@ -1,0 +1,70 @@
+/**
+ * Two replicas on one database, as behind a load balancer: what one of them revokes or deactivates, the other
+ * refuses at once — nothing on the token paths is cached past a change. (The hot-path work of issue 12 keeps it
+ * that way: the user and the access-group check are read with every token use, in one query.)
+ */
+import { engines, openTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { PASSWORD, startOidcServer, type OidcTestServer, type TestApp } from '../helpers/oidc-server.js';
+import { CookieClient, httpSignIn, redeemCode } from '../helpers/http-client.js';
+
+describe.each(engines)('two replicas (%s)', (engine) => {
+  let db: TestDatabase;
+  let a: OidcTestServer;
+  let b: OidcTestServer;
+  let wiki: TestApp;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(engine);
+    const apps = [{ slug: 'wiki', access_group: 'staff' }];
+    a = await startOidcServer(engine, 'http://127.0.0.1:1/cb', apps, { db });
+    b = await startOidcServer(engine, 'http://127.0.0.1:1/cb', apps, { db });
+    wiki = a.apps.wiki!;
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.close();
+  });
+
+  async function signedIn() {
+    const user = await a.user({ groups: [await a.groupUuid('staff')] });
+    const tokens = (await redeemCode(wiki, a.url, await httpSignIn(new CookieClient(), wiki, a.url, user.email, PASSWORD))).body;
+    return { user, tokens };
+  }
+  const userinfo = (server: OidcTestServer, token: string) =>
+    fetch(`${server.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+  const refresh = (server: OidcTestServer, token: string) => fetch(`${server.url}/application/o/token/`, {
+    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: wiki.client_id, client_secret: wiki.client_secret }).toString(),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const revoke = (server: OidcTestServer, token: string) => fetch(`${server.url}/application/o/revoke/`, {
+    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, client_id: wiki.client_id, client_secret: wiki.client_secret }).toString(),
+  }).then((r) => r.status);
+
+  test('an access token revoked at one replica is refused by the other at once', async () => {
+    const { tokens } = await signedIn();
+    expect(await userinfo(b, tokens.access_token)).toBe(200); // B has used it (anything B keeps, it keeps now)
+    expect(await revoke(a, tokens.access_token)).toBe(200);
+    expect(await userinfo(b, tokens.access_token)).toBe(401);
+    expect((await refresh(b, tokens.refresh_token)).body.error).toBe('invalid_grant'); // the engine revokes the grant with it
+  });
+
+  test('a user deactivated through one replica is refused by the other at once: UserInfo and refresh', async () => {
+    const { user, tokens } = await signedIn();
+    expect(await userinfo(b, tokens.access_token)).toBe(200);
+    expect((await a.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { is_active: false } })).status).toBe(200);
+    expect(await userinfo(b, tokens.access_token)).toBe(401);
+    expect((await refresh(b, tokens.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  test('a user removed from the access group through one replica can no longer use the other\'s tokens', async () => {
+    const { user, tokens } = await signedIn();
+    const fresh = await refresh(b, tokens.refresh_token);
+    expect(fresh.status).toBe(200);
+    const staff = await a.groupUuid('staff');
+    expect((await a.api(`/api/v3/core/groups/${staff}/remove_user/`, { method: 'POST', json: { pk: user.pk } })).status).toBe(204);
+    expect(await userinfo(b, fresh.body.access_token)).toBe(401);
+    expect((await refresh(b, fresh.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+});
