@@ -13,8 +13,8 @@ export interface Running<T> {
   stop(): Promise<void>;
 }
 
-export async function startProcess<T = BenchFixture>(script: string, env: Record<string, string> = {}): Promise<Running<T>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, script)], {
+export async function startProcess<T = BenchFixture>(script: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Running<T>> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(here, script)], {
     env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });
