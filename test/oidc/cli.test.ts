@@ -55,5 +55,5 @@ test('serve publishes each application: discovery with the shared endpoints and 
 test('serve refuses a bad application with one line', async () => {
   const result = await runIdp(['serve', '--port', '0'], { ...env, NODE_CONFIG: JSON.stringify({ applications: [{ ...application, slug: 'token' }] }) });
   expect(result.code).toBe(1);
-  expect(result.stderr.trim().split('\n').pop()).toBe('config: applications[0].slug "token" is reserved (authorize, token, userinfo, introspect, revoke)');
+  expect(result.stderr.trim().split('\n').pop()).toBe('config: applications[0].slug "token" is reserved (authorize, token, userinfo, introspect, revoke, account)');
 }, 60_000);
