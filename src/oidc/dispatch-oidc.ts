@@ -18,6 +18,7 @@ import { authenticatedCaller, introspection } from './introspect.js';
 import { withEnginePagePolicy } from './engine-page-csp.js';
 import { checkMachineScopes } from './check-machine-scopes.js';
 import { withRead } from './request-reads.js';
+import { answerPublished, keepPublished } from './published-documents.js';
 import { inputProblem } from '../domain/input-text.js';
 import { audit, currentActor } from '../domain/audit.js';
 
@@ -200,7 +201,10 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     if (json && isPreflight(ctx)) return answerPreflight(ctx, (origin) => allowedOrigins(entry.app).includes(origin), 'GET');
     if (enginePath.startsWith('/end-session')) await refuseUnstorableLogoutParams(ctx);
     try {
+      // Discovery and JWKS change only with a new provider instance (a key rotation): the engine writes them once.
+      if (json && ctx.method === 'GET' && answerPublished(ctx, entry.provider, enginePath)) return;
       await runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, enginePath);
+      if (json) keepPublished(ctx, entry.provider, enginePath);
     } finally {
       if (json) allowOrigin(ctx, allowedOrigins(entry.app));
       else noCors(ctx);

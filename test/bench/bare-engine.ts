@@ -1,5 +1,5 @@
 /**
- * The bare engine for `npm run bench`: panva's oidc-provider alone, its in-memory adapter, the protocol settings
+ * The bare engine for `npm run bench`: panva's oidc-provider alone, its in-memory adapter (unbounded), the protocol settings
  * the service gives each application (code + PKCE S256, RS256 2048-bit key, the same claims and lifetimes,
  * refresh rotation, client credentials, introspection, revocation), first-party grants without consent. The
  * floor the service is compared with. Runs as its own process; prints READY with its fixture.
@@ -8,11 +8,18 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { type Adapter, type KoaContextWithOIDC } from 'oidc-provider';
 import { announce, LOOPS, seedTokens, SCOPE } from './fixture.js';
 
 const ACCOUNT = '6f1c7a4e-8d55-4c61-9a0e-2f0c1d2b3a4f';
 const claims = { sub: ACCOUNT, name: 'Ada Lovelace', given_name: 'Ada', family_name: 'Lovelace', email: 'ada@example.com', email_verified: true, picture: 'https://id.example.com/a.svg' };
+
+// The engine's own in-memory adapter, over its own LRU store made large enough that nothing is evicted during a
+// run (its default keeps 1,000 entries, and the seeded sessions and tokens would vanish mid-benchmark).
+type AdapterClass = new (model: string, store: unknown) => Adapter;
+const { default: MemoryAdapter } = (await import('oidc-provider/lib/adapters/memory_adapter.js' as string)) as { default: AdapterClass };
+const { default: LRU } = (await import('oidc-provider/lib/helpers/lru.js' as string)) as { default: new (options: { maxSize: number }) => unknown };
+const storage = new LRU({ maxSize: 10_000_000 });
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'bench', alg: 'RS256', use: 'sig' };
@@ -28,6 +35,7 @@ const provider = new Provider(url, {
     { client_id: 'bench', client_secret: 'bench-secret-0123456789', redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', scope: SCOPE },
     { client_id: 'machine', client_secret: 'machine-secret-0123456789', redirect_uris: [], grant_types: ['client_credentials'], response_types: [], token_endpoint_auth_method: 'client_secret_basic', scope: 'reports:read' },
   ],
+  adapter: (model: string) => new MemoryAdapter(model, storage),
   jwks: { keys: [jwk as never] },
   cookies: { keys: cookieKeys },
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => claims }),

@@ -16,8 +16,8 @@ export interface BenchFixture {
   machine: { id: string; secret: string; scope: string };
   accessTokens: string[];
   refreshTokens: string[];
-  /** Cookie header of a browser signed in to the SSO session. */
-  sessionCookie: string;
+  /** Cookie headers of browsers signed in to the SSO session, one per loop. */
+  sessionCookies: string[];
   /** The service only: what its own scenarios need. */
   extras?: { apiToken: string; databaseUrl: string; people: string[]; password: string; bcryptCost: number };
 }
@@ -38,24 +38,30 @@ type Models = Provider & Record<string, any>;
 export async function seedTokens(providerIn: Provider, input: { clientId: string; accountId: string; cookieKeys: string[]; count: number }) {
   const provider = providerIn as Models;
   const client = (await provider.Client.find(input.clientId))!;
-  const grant = new provider.Grant({ accountId: input.accountId, clientId: input.clientId });
-  grant.addOIDCScope(SCOPE);
-  const grantId = await grant.save();
+  const newGrant = async () => {
+    const grant = new provider.Grant({ accountId: input.accountId, clientId: input.clientId });
+    grant.addOIDCScope(SCOPE);
+    return grant.save();
+  };
+  // Access tokens and refresh tokens under grants of their own: a refresh never touches what UserInfo uses.
+  const accessGrant = await newGrant();
   const now = Math.floor(Date.now() / 1000);
   const accessTokens: string[] = [];
   const refreshTokens: string[] = [];
+  const sessionCookies: string[] = [];
+  type Saveable = new (data: object) => { save(ttl: number): Promise<unknown> };
   for (let i = 0; i < input.count; i += 1) {
-    accessTokens.push(await new provider.AccessToken({ accountId: input.accountId, client, grantId, scope: SCOPE, gty: 'authorization_code' }).save());
+    accessTokens.push(await new provider.AccessToken({ accountId: input.accountId, client, grantId: accessGrant, scope: SCOPE, gty: 'authorization_code', expiresIn: 3600 }).save());
     refreshTokens.push(await new provider.RefreshToken({
-      accountId: input.accountId, client, grantId, scope: SCOPE, gty: 'authorization_code', authTime: now, amr: ['pwd'], iiat: now, rotations: 0,
+      accountId: input.accountId, client, grantId: await newGrant(), scope: SCOPE, gty: 'authorization_code', authTime: now, amr: ['pwd'], iiat: now, rotations: 0,
     }).save());
+    // One signed-in browser per loop, as 32 people would be.
+    const jti = randomBytes(16).toString('base64url');
+    await new (provider.Session as unknown as Saveable)({ jti, uid: randomBytes(16).toString('base64url'), accountId: input.accountId, loginTs: now, amr: ['pwd'], authorizations: {} })
+      .save(14 * 24 * 3600);
+    sessionCookies.push(signedCookie(input.cookieKeys, '_session', jti));
   }
-  const jti = randomBytes(16).toString('base64url');
-  const session = new (provider.Session as unknown as new (data: object) => { save(ttl: number): Promise<unknown> })({
-    jti, uid: randomBytes(16).toString('base64url'), accountId: input.accountId, loginTs: now, amr: ['pwd'], authorizations: {},
-  });
-  await session.save(14 * 24 * 3600);
-  return { accessTokens, refreshTokens, sessionCookie: signedCookie(input.cookieKeys, '_session', jti) };
+  return { accessTokens, refreshTokens, sessionCookies };
 }
 
 export function announce(fixture: BenchFixture): void {

@@ -33,12 +33,12 @@ export const protocolScenarios: Record<string, Scenario> = {
       chains[loop] = (JSON.parse(answer.body) as { refresh_token: string }).refresh_token;
     };
   },
-  'SSO authorize + code exchange': (f) => async () => {
+  'SSO authorize + code exchange': (f) => async (loop) => {
     const query = new URLSearchParams({
       client_id: f.client.id, redirect_uri: f.client.redirectUri, response_type: 'code', scope: 'openid profile email',
       state: randomBytes(8).toString('hex'), nonce: randomBytes(8).toString('hex'), code_challenge: CHALLENGE, code_challenge_method: 'S256',
     });
-    const authorized = expectStatus(await call(`${f.url}${f.paths.authorize}?${query}`, { headers: { Cookie: f.sessionCookie } }), 303, 'authorize');
+    const authorized = expectStatus(await call(`${f.url}${f.paths.authorize}?${query}`, { headers: { Cookie: f.sessionCookies[loop]! } }), 303, 'authorize');
     const code = new URL(String(authorized.headers.location)).searchParams.get('code');
     if (!code) throw new Error(`authorize: no code in ${authorized.headers.location}`);
     expectStatus(await call(f.url + f.paths.token, {

@@ -47,6 +47,8 @@ const settings = await loadSettings({
     database: { url: pg.url, pool_size: 20 },
     webhooks: { allow_insecure_loopback: true },
     worker: { concurrency: 100 },
+    // One API token makes every request of the search measurements.
+    rate_limits: { api_per_minute: 1_000_000 },
   },
 });
 const service = await startService(settings, { store, server, logger: createLogger('silent'), redis, workers: Boolean(webhookUrl) });

@@ -23,6 +23,7 @@ const WEBHOOK_EVENTS = 5000;
 
 async function seedUsers(url: string, total: number) {
   const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
   await client.connect();
   const { rows } = await client.query<{ n: string }>('select count(*) as n from users');
   await client.query(`insert into users (username, email, name, attributes)
@@ -61,11 +62,12 @@ async function webhookRate(): Promise<{ rate: number; received: number; seconds:
   const service = await startProcess('service-process.ts', { BENCH_WEBHOOK_URL: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
   try {
     const client = new pg.Client({ connectionString: service.fixture.extras!.databaseUrl });
+    client.on('error', () => {}); // the database is dropped when the service stops
     await client.connect();
     first = performance.now();
     // Committed events, as the API would leave them: the relay, the queue and the workers do the rest.
     await client.query(`insert into outbox (id, type, body, user_uuid, user_groups, group_name)
-      select gen_random_uuid()::text, 'user_updated', json_build_object('event_type', 'user_updated', 'data', json_build_object('n', i))::text, null, '{}', null
+      select gen_random_uuid(), 'user_updated', json_build_object('event_type', 'user_updated', 'data', json_build_object('n', i))::text, null, '{}', null
       from generate_series(1, $1::int) i`, [WEBHOOK_EVENTS]);
     await client.end();
     const deadline = Date.now() + 300_000;
