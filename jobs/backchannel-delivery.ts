@@ -15,9 +15,9 @@ export function backchannelProcessor(store: Store, settings: Settings, sign: Sig
   const apps = new Map(settings.applications.map((app) => [app.slug, app]));
 
   return async function deliverBackchannel(job: Job<DeliveryJob>): Promise<void> {
-    const delivery = await store.events.findDelivery(job.data.deliveryId);
-    if (!delivery || delivery.status === 'delivered') return;
-    const event = await store.events.find(delivery.event_id);
+    const found = await store.events.findDeliveryWithEvent(job.data.deliveryId);
+    if (!found || found.delivery.status === 'delivered') return;
+    const { delivery, event } = found;
     const logout = event ? readBackchannelLogout(event.type, event.body) : undefined;
     const app = apps.get(delivery.app);
     const target = logout?.targets.find((entry) => entry.client_id === app?.client_id);

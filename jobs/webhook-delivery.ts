@@ -39,9 +39,9 @@ export function webhookProcessor(store: Store, settings: Settings) {
   const disabledReceivers = keptFor(1000, () => store.events.disabledEndpoints());
 
   return async function deliverWebhook(job: Job<DeliveryJob>): Promise<void> {
-    const delivery = await store.events.findDelivery(job.data.deliveryId);
-    if (!delivery || delivery.status === 'delivered') return;
-    const event = await store.events.find(delivery.event_id);
+    const found = await store.events.findDeliveryWithEvent(job.data.deliveryId);
+    if (!found || found.delivery.status === 'delivered') return;
+    const { delivery, event } = found;
     const webhook = apps.get(delivery.app)?.webhook;
     const position = positionOf(delivery.attempts, job);
     if (!event || !webhook?.secret) return abandonDelivery(store, delivery.id, position.attempt, 'the application has no webhook configured any more');

@@ -53,6 +53,8 @@ export interface EventsRepository {
   /** ensureDelivery for many at once (a relay batch): the rows in the order asked, created where missing. */
   ensureDeliveries(deliveries: NewDelivery[]): Promise<DeliveryRow[]>;
   findDelivery(id: string): Promise<DeliveryRow | undefined>;
+  /** The delivery and its event in one round trip (a worker's first read); event undefined when it is gone. */
+  findDeliveryWithEvent(id: string): Promise<{ delivery: DeliveryRow; event: OutboxRow | undefined } | undefined>;
   /** Pending deliveries untouched since `before` (their job may have been lost with Redis); touches them. */
   claimStalePending(before: Date, limit: number): Promise<DeliveryRow[]>;
   /** Logs an attempt and moves the delivery to `outcome.status`, atomically. */

@@ -64,17 +64,31 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
 
     findDelivery: (id) => db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst(),
 
+    async findDeliveryWithEvent(id) {
+      const row = await db.selectFrom('deliveries').leftJoin('outbox', 'outbox.id', 'deliveries.event_id')
+        .selectAll('deliveries')
+        .select(['outbox.id as o_id', 'outbox.type as o_type', 'outbox.body as o_body', 'outbox.user_uuid as o_user_uuid', 'outbox.user_groups as o_user_groups',
+          'outbox.group_name as o_group_name', 'outbox.created_at as o_created_at', 'outbox.claimed_until as o_claimed_until', 'outbox.dispatched_at as o_dispatched_at',
+          sql<string>`outbox.seq::text`.as('o_seq')])
+        .where('deliveries.id', '=', id).executeTakeFirst();
+      if (!row) return undefined;
+      const { o_id, o_type, o_body, o_user_uuid, o_user_groups, o_group_name, o_created_at, o_claimed_until, o_dispatched_at, o_seq, ...delivery } = row;
+      const event = o_id ? {
+        id: o_id, type: o_type!, body: o_body!, user_uuid: o_user_uuid ?? null, user_groups: o_user_groups ?? [], group_name: o_group_name ?? null,
+        created_at: o_created_at!, claimed_until: o_claimed_until ?? null, dispatched_at: o_dispatched_at ?? null, seq: o_seq,
+      } as OutboxRow : undefined;
+      return { delivery, event };
+    },
+
     async recordAttempt(deliveryId, outcome) {
-      // Joins the caller's transaction when there is one, so the attempt rolls back with it.
-      const record = async (trx: Kysely<Tables>) => {
-        await trx.insertInto('delivery_attempts').values({
-          delivery_id: deliveryId, attempt: outcome.attempt, status_code: outcome.status_code, error: outcome.error, duration_ms: outcome.duration_ms,
-        }).execute();
-        await trx.updateTable('deliveries').set({
+      // One statement (a data-modifying CTE): atomic by itself, one round trip per attempt, and inside the
+      // caller's transaction when there is one, so the attempt rolls back with it.
+      await db.with('logged', (qb) => qb.insertInto('delivery_attempts').values({
+        delivery_id: deliveryId, attempt: outcome.attempt, status_code: outcome.status_code, error: outcome.error, duration_ms: outcome.duration_ms,
+      }))
+        .updateTable('deliveries').set({
           status: outcome.status, attempts: sql`attempts + 1`, last_status_code: outcome.status_code, last_error: outcome.error, updated_at: sql`now()`,
         }).where('id', '=', deliveryId).execute();
-      };
-      await (db.isTransaction ? record(db) : db.transaction().execute(record));
     },
 
     async listDeliveries(filter, page) {

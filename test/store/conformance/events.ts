@@ -208,6 +208,14 @@ export function runEventsConformance(open: Open, backend: Backend): void {
         expect(await store.events.findDelivery(randomUUID())).toBeUndefined();
       });
 
+      test('findDeliveryWithEvent: the delivery and its event as find() returns it, in one read', async () => {
+        const event = newEvent();
+        await store.events.append(event);
+        const delivery = await store.events.ensureDelivery({ event_id: event.id, app: 'joined', kind: 'webhook', target: 'https://joined/hook' });
+        await expect(store.events.findDeliveryWithEvent(delivery.id)).resolves.toEqual({ delivery, event: await store.events.find(event.id) });
+        await expect(store.events.findDeliveryWithEvent(randomUUID())).resolves.toBeUndefined();
+      });
+
       test('ensureDeliveries: many at once, in the order asked; existing ones come back as they are, with their attempts', async () => {
         const [a, b] = [newEvent(), newEvent()];
         await store.events.append(a);
