@@ -62,8 +62,11 @@ export async function renderEnrolPage(ctx: InteractionContext, ticket: string, s
   renderPage(ctx as never, 'enrol', { ...common(ctx), action: `${base}enrol`, passkey, ticket, secret: shown, qr, error }, status);
 }
 
+/** Shown once: as a list, as text to copy, and as a file to download (a data: link, no script needed). */
 export function renderRecoveryCodesPage(ctx: InteractionContext, ticket: string, codes: string[]) {
-  renderPage(ctx as never, 'recovery-codes', { ...common(ctx), action: `${ctx.state.interaction.base}finish`, ticket, codes });
+  const text = `Recovery codes for ${ctx.state.interaction.entry.app.name}\nEach works once.\n\n${codes.join('\n')}\n`;
+  const download = `data:text/plain;charset=utf-8,${encodeURIComponent(text)}`;
+  renderPage(ctx as never, 'recovery-codes', { ...common(ctx), action: `${ctx.state.interaction.base}finish`, ticket, codes, text, download });
 }
 
 /** The mail queue did not take the setup code: the person tries again in a moment, from the start. */

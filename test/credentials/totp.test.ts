@@ -56,6 +56,10 @@ describe.each(engines)('TOTP second factor (%s)', (engine) => {
     const codes = await web.page.locator('ul.codes li').allTextContents();
     expect(codes).toHaveLength(10);
     codes.forEach((code) => expect(code.trim()).toMatch(/^[a-z2-9]{5}-[a-z2-9]{5}$/));
+    // To copy (the text, and a Copy button where the clipboard is available) or to download as a file.
+    await expect(web.page.getByLabel('As text').inputValue()).resolves.toContain(codes[0]!.trim());
+    const download = await web.page.getByRole('link', { name: 'Download' }).getAttribute('href');
+    expect(decodeURIComponent(download!.replace(/^data:text\/plain;charset=utf-8,/, '')).split('\n')).toEqual(expect.arrayContaining(codes.map((code) => code.trim())));
     await web.page.getByRole('button', { name: /continue/ }).click();
     const tokens = await flow.finish();
     expect(tokens.id_token).toEqual(expect.any(String));
