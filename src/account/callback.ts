@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { PageError } from '../errors.js';
-import { ACCOUNT_CALLBACK, ACCOUNT_CLIENT_ID } from './account-app.js';
+import { ACCOUNT_CALLBACK, ACCOUNT_CLIENT_ID } from '../domain/account-client.js';
 import { FLOW_COOKIE, type AccountFlow } from './sign-in.js';
 import type { AccountDeps } from './state.js';
 import { secretsFrom } from '../domain/secrets.js';

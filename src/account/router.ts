@@ -14,7 +14,7 @@ import type { SendMail } from '../domain/mail.js';
 import { relyingPartyOf } from '../domain/passkeys.js';
 import { secretsFrom } from '../domain/secrets.js';
 import { parseForm } from '../interactions/forms.js';
-import { ACCOUNT_CLIENT_ID } from './account-app.js';
+import { ACCOUNT_CLIENT_ID } from '../domain/account-client.js';
 import { accountCookies, loadAccountSession } from './account-session.js';
 import { accountCallback } from './callback.js';
 import { confirmIdentity, guardChanges } from './guard-changes.js';

@@ -9,7 +9,7 @@ import type { AccountDeps } from './state.js';
 import { renderPage } from '../pages/render-page.js';
 import { hasPassword } from '../domain/passwords.js';
 import { hasTotp } from '../domain/totp.js';
-import { ACCOUNT_CLIENT_ID } from './account-app.js';
+import { ACCOUNT_CLIENT_ID } from '../domain/account-client.js';
 
 /** Notices by key (the query names one; nothing from the URL is shown as text). */
 export const NOTICES = {

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import { ACCOUNT_CALLBACK, ACCOUNT_CLIENT_ID, ACCOUNT_PATH } from './account-app.js';
+import { ACCOUNT_CALLBACK, ACCOUNT_CLIENT_ID, ACCOUNT_PATH } from '../domain/account-client.js';
 import type { AccountDeps } from './state.js';
 
 export const FLOW_COOKIE = 'idp_account_flow';

@@ -8,7 +8,7 @@ import type { ApplicationSettings } from '../settings/schema.js';
 import { providerConfiguration, type ProviderParts } from './provider-config.js';
 import { tokensIssued } from '../observability/metrics.js';
 import { recordEndedSessions, replaceBackchannelSender } from './logout.js';
-import { everyApplication } from '../account/account-app.js';
+import { everyApplication } from '../domain/account-client.js';
 
 export interface AppProvider {
   app: ApplicationSettings;

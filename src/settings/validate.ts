@@ -1,5 +1,5 @@
 /** Validates merged configuration and turns the first problem into one line naming the key and the rule. */
-import { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG } from '../account/account-app.js';
+import { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG } from './reserved.js';
 import { Ajv, type ErrorObject } from 'ajv';
 import { settingsSchema, type ApplicationSettings, type Settings } from './schema.js';
 import { isSecureOrLoopbackUrl } from '../loopback.js';

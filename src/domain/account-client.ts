@@ -4,10 +4,10 @@
  * client that is never in the configuration (its slug and client_id are reserved).
  */
 import type { ApplicationSettings, Settings } from '../settings/schema.js';
-import { secretsFrom } from '../domain/secrets.js';
+import { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG } from '../settings/reserved.js';
+import { secretsFrom } from './secrets.js';
 
-export const ACCOUNT_SLUG = 'account';
-export const ACCOUNT_CLIENT_ID = 'idp-account';
+export { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG };
 export const ACCOUNT_PATH = '/account/';
 export const ACCOUNT_CALLBACK = '/account/callback';
 
