@@ -121,10 +121,14 @@ describe.each(engines)('passkeys (%s)', (engine) => {
     expect(rows).toHaveLength(1);
   });
 
-  test('a passkey removed on the account page no longer signs in', async () => {
+  test('a passkey renamed and then removed on the account page no longer signs in', async () => {
     const { email } = await idp.user();
     await enrolPasskey(web.page, idp, email);
-    await web.page.getByRole('button', { name: /^Remove Work laptop$/ }).click();
+    await web.page.getByLabel('New name for Work laptop').fill('Old laptop');
+    await web.page.getByRole('button', { name: 'Rename' }).click();
+    await web.page.waitForURL(/notice=passkey-renamed/);
+    await expect(web.page.getByRole('list', { name: 'Your passkeys' }).textContent()).resolves.toContain('Old laptop');
+    await web.page.getByRole('button', { name: /^Remove Old laptop$/ }).click();
     await web.page.waitForURL(/notice=passkey-removed/);
     await web.context.clearCookies();
     await startFlow(web.page, idp.apps.wiki!);
