@@ -10,6 +10,7 @@ import { secretsFrom } from '../domain/secrets.js';
 import { findUserByUuid } from '../domain/users.js';
 import type { AccountDeps } from './state.js';
 import { startAccountSignIn } from './sign-in.js';
+import type { Sealer } from './seal.js';
 
 export const ACCOUNT_COOKIE = 'idp_account';
 const LIFETIME_SECONDS = 12 * 3600;
@@ -27,23 +28,16 @@ export interface AccountSession {
 
 export type AccountContext = Context & { state: { account: AccountSession }; request: { body?: Record<string, unknown> } };
 
-export function accountCookies(secret: string, https: boolean) {
+export function accountCookies(seals: Sealer, secret: string, https: boolean) {
   const secrets = secretsFrom(secret);
-  const mac = (body: string) => secrets.mac('ticket', `account.${body}`);
   return {
     set(ctx: Context, sid: string, sub: string) {
-      const body = Buffer.from(JSON.stringify({ sid, sub, exp: Date.now() + LIFETIME_SECONDS * 1000 })).toString('base64url');
-      write(ctx, `${body}.${mac(body)}`, LIFETIME_SECONDS, https);
+      write(ctx, seals.seal('account', { sid, sub }, LIFETIME_SECONDS), LIFETIME_SECONDS, https);
     },
     clear(ctx: Context) {
       write(ctx, '', 0, https);
     },
-    read(ctx: Context): { sid: string; sub: string } | undefined {
-      const [body, given] = (ctx.cookies.get(ACCOUNT_COOKIE) ?? '').split('.');
-      if (!body || !given || !secrets.equal(given, mac(body))) return undefined;
-      const parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { sid: string; sub: string; exp: number };
-      return parsed.exp > Date.now() ? { sid: parsed.sid, sub: parsed.sub } : undefined;
-    },
+    read: (ctx: Context) => seals.unseal<{ sid: string; sub: string }>('account', ctx.cookies.get(ACCOUNT_COOKIE)),
     csrfFor: (sid: string) => secrets.mac('csrf', `account:${sid}`),
     isValidCsrf: (sid: string, token: unknown) => secrets.equal(token, secrets.mac('csrf', `account:${sid}`)),
   };
@@ -79,6 +73,9 @@ async function currentSession(ctx: Context, deps: AccountDeps): Promise<AccountS
   if (!session || session.accountId !== cookie.sub || !user?.is_active) return undefined;
   return { user, sid: cookie.sid, authTime: session.loginTs ?? 0, amr: session.amr ?? [], csrf: deps.cookies.csrfFor(cookie.sid) };
 }
+
+/** A posted form field as text ('' when absent). */
+export const formField = (ctx: AccountContext, name: string) => String(ctx.request.body?.[name] ?? '');
 
 /** True when the user proved who they are within the last ten minutes. */
 export const isRecent = (session: AccountSession, now = Date.now()) => now / 1000 - session.authTime <= RECENT_SECONDS;

@@ -1,14 +1,13 @@
 /**
  * The account page's passkeys (add, rename, remove) and sign-outs (one application, or everywhere).
  */
-import type { AccountContext } from './account-session.js';
+import { formField, type AccountContext } from './account-session.js';
 import type { AccountDeps } from './state.js';
 import { backToAccount, renderAccount } from './show-account.js';
 import { registerPasskey, registrationOptions } from '../domain/passkeys.js';
 import { removePasskey, renamePasskey, signOutOfApplication, signOutOfEverything } from '../domain/account-changes.js';
 import { renderPage } from '../pages/render-page.js';
 
-const field = (ctx: AccountContext, name: string) => String(ctx.request.body?.[name] ?? '');
 const purposeOf = (ctx: AccountContext) => `account:${ctx.state.account.sid}`;
 
 export function passkeyRegistrationOptions(deps: AccountDeps) {
@@ -20,14 +19,8 @@ export function passkeyRegistrationOptions(deps: AccountDeps) {
 
 export function addPasskey(deps: AccountDeps) {
   return async function addPasskey(ctx: AccountContext) {
-    let response: unknown;
-    try {
-      response = JSON.parse(field(ctx, 'response'));
-    } catch {
-      response = undefined;
-    }
-    const name = field(ctx, 'name').trim() || 'Passkey';
-    const added = response && await registerPasskey(deps.store, deps.rp, ctx.state.account.user, { response, purpose: purposeOf(ctx), name });
+    const name = formField(ctx, 'name').trim() || 'Passkey';
+    const added = await registerPasskey(deps.store, deps.rp, ctx.state.account.user, { answer: formField(ctx, 'response'), purpose: purposeOf(ctx), name });
     if (!added) return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'The passkey could not be added. Try again.' }, status: 400 });
     return backToAccount(ctx, 'passkey-added');
   };
@@ -36,12 +29,12 @@ export function addPasskey(deps: AccountDeps) {
 export function changePasskey(deps: AccountDeps) {
   return async function changePasskey(ctx: AccountContext) {
     const { user } = ctx.state.account;
-    const id = field(ctx, 'id');
+    const id = formField(ctx, 'id');
     if (ctx.path.endsWith('/remove')) {
       if (!(await removePasskey(deps.store, user, id))) return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'That passkey was not found.' }, status: 404 });
       return backToAccount(ctx, 'passkey-removed');
     }
-    if (!(await renamePasskey(deps.store, user, id, field(ctx, 'name')))) {
+    if (!(await renamePasskey(deps.store, user, id, formField(ctx, 'name')))) {
       return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'Give the passkey a name (at most 64 characters).' }, status: 400 });
     }
     return backToAccount(ctx, 'passkey-renamed');
@@ -50,7 +43,7 @@ export function changePasskey(deps: AccountDeps) {
 
 export function signOutApplication(deps: AccountDeps) {
   return async function signOutApplication(ctx: AccountContext) {
-    const clientId = field(ctx, 'client_id');
+    const clientId = formField(ctx, 'client_id');
     if (!deps.appName(clientId)) return renderAccount(ctx, deps, { error: { section: 'apps', message: 'That application is not known.' }, status: 404 });
     await signOutOfApplication(deps.store, ctx.state.account.user, clientId);
     return backToAccount(ctx, 'app-signed-out');

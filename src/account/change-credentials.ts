@@ -3,24 +3,24 @@
  * Wrong input re-renders the page with the error beside its form and changes nothing.
  */
 import QRCode from 'qrcode';
-import type { AccountContext } from './account-session.js';
+import { formField, type AccountContext } from './account-session.js';
 import type { AccountDeps } from './state.js';
 import { backToAccount, renderAccount } from './show-account.js';
 import { renderPage } from '../pages/render-page.js';
+import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { changePassword, regenerateRecoveryCodes, removeOwnTotp } from '../domain/account-changes.js';
 import { enrolTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
 import { updateUser } from '../domain/users.js';
 import { ValidationError } from '../errors.js';
 import { EMAIL } from '../interactions/submit-email.js';
 
-const field = (ctx: AccountContext, name: string) => String(ctx.request.body?.[name] ?? '');
 
 export function saveProfile(deps: AccountDeps) {
   return async function saveProfile(ctx: AccountContext) {
     const { user } = ctx.state.account;
     if (!deps.settings.account.profile_edits) return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Your profile is managed by your administrator.' }, status: 403 });
-    const name = field(ctx, 'name').trim();
-    const email = field(ctx, 'email').trim();
+    const name = formField(ctx, 'name').trim();
+    const email = formField(ctx, 'email').trim();
     if (!name || name.length > 150) return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Enter a name of at most 150 characters.' }, status: 400 });
     if (!EMAIL.test(email) || email.length > 254) return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Enter a valid e-mail address.' }, status: 400 });
     try {
@@ -41,7 +41,7 @@ export function submitPasswordChange(deps: AccountDeps) {
     const limited = await deps.limits.check([['account', fromHere]]);
     if (!limited.allowed) return renderAccount(ctx, deps, { error: { section: 'password', message: 'Too many wrong passwords. Try again later.' }, status: 429 });
     const outcome = await changePassword(deps.store, deps.sendMail, {
-      user, current: field(ctx, 'current'), password: field(ctx, 'password'), confirmation: field(ctx, 'confirmation'), policy: deps.settings.passwords, keepSession: sid,
+      user, current: formField(ctx, 'current'), password: formField(ctx, 'password'), confirmation: formField(ctx, 'confirmation'), policy: deps.settings.passwords, keepSession: sid,
     });
     if (!outcome.ok) {
       if (outcome.field === 'current') await deps.limits.attempt([['account', fromHere]]);
@@ -70,7 +70,7 @@ export function confirmTotp(deps: AccountDeps) {
   return async function confirmTotp(ctx: AccountContext) {
     const { user } = ctx.state.account;
     const key = deps.settings.secrets.key;
-    const outcome = await enrolTotp(deps.store, user, field(ctx, 'code').replace(/\s/g, ''), key);
+    const outcome = await enrolTotp(deps.store, user, formField(ctx, 'code').replace(/\s/g, ''), key);
     if (outcome !== 'ok') {
       const secret = await pendingTotpSecret(deps.store, user, key, false);
       if (!secret) return backToAccount(ctx, 'confirmed');
@@ -94,11 +94,7 @@ export function newRecoveryCodes(deps: AccountDeps) {
   };
 }
 
-/** Shown once: as a list, as text to copy, and as a file to download (a data: link, no script needed). */
+/** Shown once: as a list, as text to copy, and as a file to download. */
 function renderCodes(ctx: AccountContext, codes: string[], heading: string) {
-  const text = `Recovery codes for ${ctx.state.account.user.email}\nEach works once.\n\n${codes.join('\n')}\n`;
-  renderPage(ctx, 'account-codes', {
-    title: 'Save your recovery codes', heading, scripts: true, codes, text,
-    download: `data:text/plain;charset=utf-8,${encodeURIComponent(text)}`,
-  });
+  renderPage(ctx, 'account-codes', { title: 'Save your recovery codes', heading, scripts: true, codes, ...recoveryCodesFile(codes, ctx.state.account.user.email) });
 }

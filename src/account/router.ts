@@ -12,7 +12,7 @@ import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import type { SendMail } from '../domain/mail.js';
 import { relyingPartyOf } from '../domain/passkeys.js';
-import { secretsFrom } from '../domain/secrets.js';
+import { sealer } from './seal.js';
 import { parseForm } from '../interactions/forms.js';
 import { ACCOUNT_CLIENT_ID } from '../domain/account-client.js';
 import { accountCookies, loadAccountSession } from './account-session.js';
@@ -33,34 +33,16 @@ export interface AccountParts {
   providers: { byClientId: Map<string, { app: { name: string }; provider: Provider }> };
 }
 
-/** Sealed values: a MAC over the body, bound to a purpose, with an expiry. */
-function sealer(secret: string) {
-  const secrets = secretsFrom(secret);
-  const mac = (purpose: string, body: string) => secrets.mac('ticket', `${purpose}.${body}`);
-  return {
-    seal(purpose: string, value: unknown, seconds: number) {
-      const body = Buffer.from(JSON.stringify({ value, exp: Date.now() + seconds * 1000 })).toString('base64url');
-      return `${body}.${mac(purpose, body)}`;
-    },
-    unseal<T>(purpose: string, token: unknown): T | undefined {
-      if (typeof token !== 'string') return undefined;
-      const [body, given] = token.split('.');
-      if (!body || !given || !secrets.equal(given, mac(purpose, body))) return undefined;
-      const { value, exp } = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { value: T; exp: number };
-      return exp > Date.now() ? value : undefined;
-    },
-  };
-}
-
 export function accountMiddleware(parts: AccountParts): Middleware {
   const { settings, providers } = parts;
+  const seals = sealer(settings.secrets.key);
   const deps: AccountDeps = {
     ...parts,
     rp: relyingPartyOf(settings.issuer.base_url),
-    cookies: accountCookies(settings.secrets.key, settings.issuer.base_url.startsWith('https:')),
+    cookies: accountCookies(seals, settings.secrets.key, settings.issuer.base_url.startsWith('https:')),
     provider: () => providers.byClientId.get(ACCOUNT_CLIENT_ID)!.provider,
     appName: (clientId) => (clientId === ACCOUNT_CLIENT_ID ? undefined : providers.byClientId.get(clientId)?.app.name),
-    ...sealer(settings.secrets.key),
+    ...seals,
   };
   const router = new Router({ prefix: '/account', strict: false });
   const session = loadAccountSession(deps) as Middleware;

@@ -3,7 +3,7 @@
  * and where they are signed in. Each change lands with its audit event (actor: the user) in one transaction,
  * and a change that ends sessions queues the backchannel logouts in that same transaction.
  */
-import type { PasskeyRow, Store, UserRow } from '../store/contract.js';
+import type { Store, UserRow } from '../store/contract.js';
 import { dummyHash, hashPassword, verifyPassword, type PasswordPolicy } from './passwords.js';
 import { newPasswordProblems } from './password-setup.js';
 import { passwordChangedOnAccountMessage, type SendMail } from './mail.js';
@@ -97,4 +97,3 @@ export async function signOutOfEverything(store: Store, user: UserRow): Promise<
   });
 }
 
-export type { PasskeyRow };

@@ -39,6 +39,15 @@ const uuidOfHandle = (handle: string) => {
 export const amrOf = (passkey: Pick<PasskeyRow, 'device_type'>, userVerified: boolean) =>
   [passkey.device_type === 'multiDevice' ? 'swk' : 'hwk', ...(userVerified ? ['user'] : [])];
 
+/** The browser's answer, posted as JSON text; undefined when it is not JSON (then it fails like a wrong answer). */
+function parseAnswer(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 const spend = (store: Store, purpose: string) => (challenge: string) => store.passkeys.consumeChallenge(challenge, purpose, new Date());
 const expiry = () => new Date(Date.now() + CHALLENGE_TTL_MS);
 
@@ -60,12 +69,14 @@ export async function registrationOptions(store: Store, rp: RelyingParty, user: 
  * `amr` says what creating it proved (hwk/swk, and user when the authenticator verified the person).
  */
 export async function registerPasskey(
-  store: Store, rp: RelyingParty, user: UserRow, input: { response: unknown; purpose: string; name: string },
+  store: Store, rp: RelyingParty, user: UserRow, input: { answer: string; purpose: string; name: string },
 ): Promise<{ passkey: PasskeyRow; amr: string[] } | undefined> {
+  const response = parseAnswer(input.answer);
+  if (!response) return undefined;
   let verified;
   try {
     verified = await verifyRegistrationResponse({
-      response: input.response as RegistrationResponseJSON, expectedChallenge: spend(store, input.purpose),
+      response: response as RegistrationResponseJSON, expectedChallenge: spend(store, input.purpose),
       expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false,
     });
   } catch {
@@ -110,10 +121,11 @@ export type PasskeyCheck =
  * authenticators hold the key (a clone): audited and refused.
  */
 export async function checkPasskey(
-  store: Store, rp: RelyingParty, input: { response: unknown; purpose: string; userId?: number },
+  store: Store, rp: RelyingParty, input: { answer: string; purpose: string; userId?: number },
 ): Promise<PasskeyCheck> {
-  const response = input.response as AuthenticationResponseJSON;
-  const passkey = typeof response?.id === 'string' ? await store.passkeys.find(response.id) : undefined;
+  const response = parseAnswer(input.answer) as AuthenticationResponseJSON | undefined;
+  if (typeof response?.id !== 'string') return { ok: false, reason: 'invalid' };
+  const passkey = await store.passkeys.find(response.id);
   if (!passkey || (input.userId !== undefined && passkey.user_id !== input.userId)) return { ok: false, reason: 'invalid' };
   const user = await store.users.findById(passkey.user_id);
   const handle = response.response?.userHandle;

@@ -5,6 +5,7 @@
 import QRCode from 'qrcode';
 import type { InteractionContext } from './state.js';
 import { renderPage } from '../pages/render-page.js';
+import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { PageError } from '../errors.js';
 import { SETUP_CODE_MINUTES } from '../domain/password-setup.js';
 
@@ -62,11 +63,10 @@ export async function renderEnrolPage(ctx: InteractionContext, ticket: string, s
   renderPage(ctx as never, 'enrol', { ...common(ctx), action: `${base}enrol`, passkey, ticket, secret: shown, qr, error }, status);
 }
 
-/** Shown once: as a list, as text to copy, and as a file to download (a data: link, no script needed). */
+/** Shown once: as a list, as text to copy, and as a file to download. */
 export function renderRecoveryCodesPage(ctx: InteractionContext, ticket: string, codes: string[]) {
-  const text = `Recovery codes for ${ctx.state.interaction.entry.app.name}\nEach works once.\n\n${codes.join('\n')}\n`;
-  const download = `data:text/plain;charset=utf-8,${encodeURIComponent(text)}`;
-  renderPage(ctx as never, 'recovery-codes', { ...common(ctx), action: `${ctx.state.interaction.base}finish`, ticket, codes, text, download });
+  const file = recoveryCodesFile(codes, ctx.state.interaction.entry.app.name);
+  renderPage(ctx as never, 'recovery-codes', { ...common(ctx), action: `${ctx.state.interaction.base}finish`, ticket, codes, ...file });
 }
 
 /** The mail queue did not take the setup code: the person tries again in a moment, from the start. */

@@ -45,13 +45,8 @@ export function submitPasskey(deps: SignInDeps) {
       return refuse(message, status);
     };
 
-    let response: unknown;
-    try {
-      response = JSON.parse(String(ctx.request.body?.response ?? ''));
-    } catch {
-      return failed(PASSKEY_FAILED, 400);
-    }
-    const checked = await checkPasskey(deps.store, deps.rp, { response, purpose: purposeOf(ctx), userId: step?.user.id });
+    const answer = String(ctx.request.body?.response ?? '');
+    const checked = await checkPasskey(deps.store, deps.rp, { answer, purpose: purposeOf(ctx), userId: step?.user.id });
     const user = checked.ok ? await findUserByUuid(deps.store, checked.userUuid) : undefined;
     if (!checked.ok || !user?.is_active) {
       signIns.inc({ outcome: 'failure', method: 'passkey' });
@@ -84,14 +79,9 @@ export function submitPasskeyEnrolment(deps: SignInDeps) {
     const { details, entry } = ctx.state.interaction;
     const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${details.uid}`]]);
     if (limited.refused) return showEnrolment(ctx, deps, user, ticket.amr, false, limited.refused);
-    let response: unknown;
-    try {
-      response = JSON.parse(String(ctx.request.body?.response ?? ''));
-    } catch {
-      return showEnrolment(ctx, deps, user, ticket.amr, false, 'The passkey could not be added. Try again, or use an authenticator app.');
-    }
     const name = String(ctx.request.body?.name ?? '').trim() || 'Passkey';
-    const added = await registerPasskey(deps.store, deps.rp, user, { response, purpose: `enrol:${details.uid}`, name });
+    const answer = String(ctx.request.body?.response ?? '');
+    const added = await registerPasskey(deps.store, deps.rp, user, { answer, purpose: `enrol:${details.uid}`, name });
     if (!added) return showEnrolment(ctx, deps, user, ticket.amr, false, 'The passkey could not be added. Try again, or use an authenticator app.');
     await audit(deps.store, 'mfa.enrolled', { user: user.uuid, app: entry.app.slug, details: { method: 'passkey' } });
     return completeSignIn(ctx, deps, user, [...ticket.amr, ...added.amr]);

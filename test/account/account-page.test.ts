@@ -7,9 +7,9 @@
  */
 import type { Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
-import { useBrowser, waitForCallback } from '../helpers/browser.js';
+import { useBrowser } from '../helpers/browser.js';
 import { startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
-import { authorizationRequest, discover, postToken } from '../helpers/oidc-rp.js';
+import { postToken } from '../helpers/oidc-rp.js';
 import { runFlow, tokensOf } from '../helpers/oidc-flow.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { verifyLogoutToken } from '../helpers/logout-token.js';
@@ -18,7 +18,7 @@ import type { TestApp } from '../helpers/oidc-server.js';
 import { hasTotp } from '../../src/domain/totp.js';
 import { useRecoveryCode } from '../../src/domain/recovery-codes.js';
 import { PASSWORD, startCredentialsServer, type CredentialsServer } from '../credentials/credentials-server.js';
-import { alertText, enterEmail, enterPassword, heading } from '../credentials/flow.js';
+import { alertText, enterEmail, enterPassword, heading, silentAuthorization } from '../credentials/flow.js';
 
 const NEW_PASSWORD = 'another long and private phrase';
 
@@ -28,13 +28,6 @@ async function openAccount(page: Page, idp: CredentialsServer, email: string) {
   await enterEmail(page, email);
   await enterPassword(page, PASSWORD);
   await expect(heading(page)).resolves.toBe('Your account');
-}
-
-async function silentAuthorization(page: Page, app: TestApp): Promise<URL> {
-  const request = await authorizationRequest(await discover(app), app);
-  request.url.searchParams.set('prompt', 'none');
-  await page.goto(request.url.href);
-  return waitForCallback(page, app.redirect_uri);
 }
 
 const statusText = (page: Page) => page.getByRole('status').textContent();
@@ -197,7 +190,7 @@ describe.each(engines)('account page (%s)', (engine) => {
     // Age the SSO session's sign-in by eleven minutes, as time would.
     const sessions = idp.store.oidcPayloads;
     const cookie = (await web.context.cookies()).find((c) => c.name === 'idp_account')!;
-    const { sid } = JSON.parse(Buffer.from(cookie.value.split('.')[0]!, 'base64url').toString()) as { sid: string };
+    const { value: { sid } } = JSON.parse(Buffer.from(cookie.value.split('.')[0]!, 'base64url').toString()) as { value: { sid: string } };
     const session = (await sessions.findByUid('Session', sid, new Date()))!;
     await sessions.upsert({ ...session, payload: { ...session.payload, loginTs: Math.floor(Date.now() / 1000) - 660 } });
     await web.page.reload();

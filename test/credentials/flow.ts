@@ -43,3 +43,11 @@ export async function enterCode(page: Page, code: string) {
 
 export const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
 export const alertText = (page: Page) => page.getByRole('alert').textContent();
+
+/** An authorization with prompt=none in `page`: where the browser lands at the callback (a code, or login_required). */
+export async function silentAuthorization(page: Page, app: TestApp): Promise<URL> {
+  const request = await authorizationRequest(await discover(app), app);
+  request.url.searchParams.set('prompt', 'none');
+  await page.goto(request.url.href);
+  return waitForCallback(page, app.redirect_uri);
+}

@@ -16,7 +16,7 @@ import { totpCode } from '../helpers/totp.js';
 import type { TestApp } from '../helpers/oidc-server.js';
 import { confirmTotp, pendingTotpSecret } from '../../src/domain/totp.js';
 import { PASSWORD, startCredentialsServer, type CredentialsServer } from './credentials-server.js';
-import { alertText, enterCode, enterEmail, enterPassword, heading, startFlow } from './flow.js';
+import { alertText, enterCode, enterEmail, enterPassword, heading, silentAuthorization, startFlow } from './flow.js';
 
 const NEW_PASSWORD = 'a fresh and memorable passphrase';
 const CODE_DID_NOT_WORK = 'That code did not work. Check the latest e-mail we sent, or ask for a new code.';
@@ -47,14 +47,6 @@ async function fillReset(page: Page, code: string, password = NEW_PASSWORD, conf
   await page.getByLabel('New password', { exact: true }).fill(password);
   await page.getByLabel('Repeat the new password').fill(confirmation);
   await page.getByRole('button', { name: 'Set new password' }).click();
-}
-
-/** An authorization with prompt=none in `page`: where the browser lands at the callback. */
-async function silentAuthorization(page: Page, app: TestApp): Promise<URL> {
-  const request = await authorizationRequest(await discover(app), app);
-  request.url.searchParams.set('prompt', 'none');
-  await page.goto(request.url.href);
-  return waitForCallback(page, app.redirect_uri);
 }
 
 describe.each(engines)('forgotten password (%s)', (engine) => {
