@@ -9,7 +9,10 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Settings } from './settings/schema.js';
 import type { Store } from './store/contract.js';
-import type { Engine } from './store/database.js';
+import type { Database, Engine } from './store/database.js';
+import { createReadCache } from './store/read-cache.js';
+import { withReadCache } from './store/cached-store.js';
+import { cacheListener } from './store/change-feed.js';
 import { openRuntime } from './runtime.js';
 import { createLogger } from './observability/logger.js';
 import { startSweeping } from '../jobs/sweep-expired.js';
@@ -36,6 +39,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** An opened, migrated store the caller owns (tests); default: open the configured database. */
   store?: Store;
+  /** With `store`: its database, whose change notices let this service cache token-path reads. Without it, no cache. */
+  database?: Database;
   /** Serve on this already-listening server (tests bind first, so issuer.base_url can name the port); default: listen on server.host:port. */
   server?: Server;
   /** Run the outbox relay and the delivery and mail workers in this process; default: worker.embedded. */
@@ -110,9 +115,9 @@ function warnWhenRedisIsAway(redis: ReadinessCheck, logger: Logger, patienceMs =
 export async function startService(settings: Settings, options: ServiceOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(settings.log.level);
   const runtime = options.store ? undefined : await openRuntime(settings);
-  const store = options.store ?? runtime!.store;
   const closers: Array<() => Promise<void> | void> = [];
   try {
+    const store = withCachedReads(options.store ?? runtime!.store, options.store ? options.database : runtime!.database, settings, logger, closers);
     const redis = options.redis !== false;
     const infrastructure = redis ? redisInfrastructure(settings) : inProcessInfrastructure(settings, logger.child({ component: 'mail' }));
     closers.push(() => infrastructure.close());
@@ -165,6 +170,15 @@ export async function startService(settings: Settings, options: ServiceOptions =
     await runtime?.close();
     throw error;
   }
+}
+
+/** The token paths' read cache (src/store/cached-store.ts), when the database can announce its changes. */
+function withCachedReads(store: Store, database: Database | undefined, settings: Settings, logger: Logger, closers: Array<() => Promise<void> | void>): Store {
+  const maxEntries = settings.database.cache_entries;
+  if (!database?.listen || maxEntries === 0) return store;
+  const cache = createReadCache({ maxEntries, maxAgeMs: 10 * 60_000 });
+  closers.push(database.listen(cacheListener(cache, logger)));
+  return withReadCache(store, cache);
 }
 
 /** `idp worker`: the outbox relay and the delivery and mail workers, no HTTP. Logout tokens are signed by providers built (never mounted) from the stored keys. */

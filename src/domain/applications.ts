@@ -41,17 +41,15 @@ export async function mayUseApplication(store: Store, app: ApplicationSettings, 
 }
 
 /**
- * The active user with this uuid when they may use the application (spec §5), in one round trip; undefined for an
- * unknown or inactive user, or one outside the access group. Read on every token use: never cached, so a
- * deactivation or a removal from the group is refused at once, by every replica.
+ * The user with this uuid, and whether they may use the application (spec §5): active, and in its access group.
+ * Asked on every token use. A replica may answer from its read cache, which the database's change notices empty
+ * for this user the moment a deactivation or a membership change commits (src/store/change-feed.ts).
  */
 export async function userAllowedIn(store: Store, app: ApplicationSettings, uuid: string): Promise<{ user?: UserRow; allowed: boolean }> {
-  if (!app.access_group) {
-    const user = await store.users.findByUuid(uuid);
-    return { user, allowed: Boolean(user?.is_active) };
-  }
-  const found = await store.users.findByUuidWithMembership(uuid, app.access_group);
-  return { user: found?.user, allowed: Boolean(found?.user.is_active && found.member) };
+  const found = await store.users.findByUuidWithGroups(uuid);
+  if (!found) return { allowed: false };
+  const member = !app.access_group || found.groups.includes(app.access_group.toLowerCase());
+  return { user: found.user, allowed: found.user.is_active && member };
 }
 
 /** RFC 8252: a public app whose redirects use a private-use scheme or a loopback IP literal is native (any loopback port then matches). */

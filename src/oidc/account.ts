@@ -3,7 +3,6 @@ import type { Account, FindAccount } from 'oidc-provider';
 import type { Store, UserRow } from '../store/contract.js';
 import type { ApplicationSettings } from '../settings/schema.js';
 import { userAllowedIn } from '../domain/applications.js';
-import { findUserByUuid } from '../domain/users.js';
 import { forEngine } from './engine-unavailable.js';
 
 const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
@@ -40,8 +39,8 @@ export function userClaims(user: UserRow, baseUrl: string): Record<string, unkno
  */
 export function findAccount(store: Store, app: ApplicationSettings, baseUrl: string): FindAccount {
   return (_ctx, sub, token): Promise<Account | undefined> => forEngine(async () => {
-    const { user, allowed } = token ? await userAllowedIn(store, app, sub) : { user: await findUserByUuid(store, sub), allowed: true };
-    if (!user || !user.is_active || !allowed) return undefined;
+    const { user, allowed } = await userAllowedIn(store, app, sub);
+    if (!user?.is_active || (token && !allowed)) return undefined;
     return { accountId: user.uuid, claims: async () => ({ ...userClaims(user, baseUrl), sub: user.uuid }) };
   });
 }

@@ -7,6 +7,7 @@ import type { Store } from '../store/contract.js';
 import { inputProblem } from '../domain/input-text.js';
 import { forEngine } from './engine-unavailable.js';
 import { recall } from './request-reads.js';
+import { commitWriteBatch, noteConsume, notedRow, noteUpsert } from './write-batch.js';
 
 /** Models that are redeemed once: losing the consume race must fail the request, not issue tokens twice. */
 const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -16,7 +17,7 @@ export function adapterFactory(store: Store): (model: string) => Adapter {
     upsert: (id, payload, expiresIn) => forEngine(async () => {
       // Last line of defence: whatever parameter carried it, text PostgreSQL cannot hold is the client's error.
       if (inputProblem(payload)) throw new errors.InvalidRequest('a parameter contains characters that are not allowed');
-      await store.oidcPayloads.upsert({
+      const row = {
         model,
         id,
         payload: payload as Record<string, unknown>,
@@ -26,20 +27,35 @@ export function adapterFactory(store: Store): (model: string) => Adapter {
         account_id: payload.accountId ?? null,
         client_id: payload.clientId ?? null,
         expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
-      });
+      };
+      if (noteUpsert(row)) return; // the token endpoint writes it with the rest of its answer (write-batch.ts)
+      await commitWriteBatch(store);
+      await store.oidcPayloads.upsert(row);
     }),
 
-    find: (id) => forEngine(async () => toPayload(recall(model, id) ?? await store.oidcPayloads.find(model, id, new Date()))),
+    find: (id) => forEngine(async () => {
+      const noted = notedRow(model, id);
+      if (noted) return toPayload({ ...noted, consumed_at: null });
+      return toPayload(recall(model, id) ?? await store.oidcPayloads.find(model, id, new Date()));
+    }),
     findByUid: (uid) => forEngine(async () => toPayload(await store.oidcPayloads.findByUid(model, uid, new Date()))),
     findByUserCode: (userCode) => forEngine(async () => toPayload(await store.oidcPayloads.findByUserCode(model, userCode, new Date()))),
 
     consume: (id) => forEngine(async () => {
+      if (SINGLE_USE.has(model) && noteConsume(model, id)) return;
+      await commitWriteBatch(store);
       const won = await store.oidcPayloads.consume(model, id, new Date());
       if (!won && SINGLE_USE.has(model)) throw new errors.InvalidGrant('grant already used');
     }),
 
-    destroy: (id) => forEngine(() => store.oidcPayloads.destroy(model, id)),
-    revokeByGrantId: (grantId) => forEngine(() => store.oidcPayloads.revokeByGrantId(grantId)),
+    destroy: (id) => forEngine(async () => {
+      await commitWriteBatch(store);
+      await store.oidcPayloads.destroy(model, id);
+    }),
+    revokeByGrantId: (grantId) => forEngine(async () => {
+      await commitWriteBatch(store);
+      await store.oidcPayloads.revokeByGrantId(grantId);
+    }),
   });
 }
 

@@ -6,10 +6,11 @@
  */
 import { stringify, type ParsedUrlQueryInput } from 'node:querystring';
 import type { Context, Next } from 'koa';
+import { errors } from 'oidc-provider';
 import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { allowedOrigins } from '../domain/applications.js';
-import { PageError, ProtocolError } from '../errors.js';
+import { PageError, ProtocolError, Unavailable } from '../errors.js';
 import { runProvider } from './mount-provider.js';
 import { SHARED_PREFIX, type AppProvider, type ProviderSet } from './providers.js';
 import { formOf, readClientCredentials } from './read-client.js';
@@ -18,6 +19,7 @@ import { authenticatedCaller, introspection } from './introspect.js';
 import { withEnginePagePolicy } from './engine-page-csp.js';
 import { checkMachineScopes } from './check-machine-scopes.js';
 import { withRead } from './request-reads.js';
+import { commitWriteBatch, discardWriteBatch, withWriteBatch } from './write-batch.js';
 import { answerPublished, keepPublished } from './published-documents.js';
 import { inputProblem } from '../domain/input-text.js';
 import { audit, currentActor } from '../domain/audit.js';
@@ -139,14 +141,39 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       const wait = limited.retryAfterSeconds;
       throw oauthError(429, 'invalid_client', `too many failed client authentications; try again in ${wait} s`, { 'Retry-After': String(wait) });
     }
-    if (inner === '/token/') await checkMachineScopes(ctx, entry.app);
-    await engineJson(ctx, next, entry, inner);
+    if (inner === '/token/') {
+      await checkMachineScopes(ctx, entry.app);
+      await withWriteBatch(async () => {
+        await engineJson(ctx, next, entry, inner);
+        await commitIssuedTokens(ctx);
+      });
+    } else {
+      await engineJson(ctx, next, entry, inner);
+    }
     grantNotAllowedIsUnauthorizedClient(ctx);
     if (inner === '/revoke/' && ctx.status === 200) {
       const hint = (await formOf(ctx)).token_type_hint;
       await audit(store, 'token.revoked', { app: entry.app.slug, actor: { ...currentActor(), type: 'client', id: entry.app.client_id }, details: { hint: typeof hint === 'string' ? hint.slice(0, 40) : null } });
     }
     if (ctx.status === 401 && (ctx.body as { error?: string } | undefined)?.error === 'invalid_client') await limits.attempt([['client_auth', key]]);
+  }
+
+  /** The tokens in a 200 answer are written now, with the consume of what was redeemed (write-batch.ts). */
+  async function commitIssuedTokens(ctx: Context) {
+    if (ctx.status !== 200) return discardWriteBatch();
+    try {
+      await commitWriteBatch(store);
+    } catch (error) {
+      if (error instanceof Unavailable) {
+        ctx.status = 503;
+        ctx.body = { error: 'temporarily_unavailable', error_description: 'the service is briefly unavailable; try again shortly' };
+      } else if (error instanceof errors.InvalidGrant) {
+        ctx.status = 400;
+        ctx.body = { error: 'invalid_grant', error_description: error.error_description };
+      } else {
+        throw error;
+      }
+    }
   }
 
   async function introspectToken(ctx: Context) {

@@ -9,8 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Store } from '../store/contract.js';
 import { ProtocolError } from '../errors.js';
-import { mayUseApplication } from '../domain/applications.js';
-import { findUserByUuid } from '../domain/users.js';
+import { userAllowedIn } from '../domain/applications.js';
 import { forEngine } from './engine-unavailable.js';
 import { formOf, type ClientCredentials } from './read-client.js';
 import type { AppProvider, ProviderSet } from './providers.js';
@@ -58,8 +57,7 @@ export function introspection(providers: ProviderSet, store: Store) {
     if (!owner || (owner.app.client_id !== caller.app.client_id && !caller.app.resource_server)) return inactive;
     if (token.grantId && !(await caller.provider.Grant.find(token.grantId))) return inactive;
     if (token.accountId) {
-      const user = await findUserByUuid(store, token.accountId);
-      if (!user || !(await mayUseApplication(store, owner.app, user))) return inactive;
+      if (!(await userAllowedIn(store, owner.app, token.accountId)).allowed) return inactive;
     }
     return {
       active: true,

@@ -42,6 +42,7 @@ export const settingsSchema = {
         description: 'PostgreSQL URL (postgres://user:pass@host:5432/db). Empty runs the embedded PGlite database in <data_dir>/db.',
       },
       pool_size: int(1, 'PostgreSQL connections per process.', 200),
+      cache_entries: int(0, 'Rows (access tokens, grants, users with their groups) each serving process keeps in memory for the token paths. The database announces every change to them (LISTEN/NOTIFY), so revocations and deactivations still count at once; while those notices cannot arrive the cache is off. 0 turns it off.', 1000000),
     }),
     redis: section('Queues and rate-limit counters.', {
       url: { type: 'string', pattern: '^$|^rediss?://', description: 'Redis URL.' },

@@ -47,10 +47,10 @@ export interface UsersRepository {
   /** The user with this uuid (the OIDC subject); undefined for an unknown or malformed uuid. */
   findByUuid(uuid: string): Promise<UserRow | undefined>;
   /**
-   * findByUuid, and whether the user is a member of the group named `groupName` (case-insensitively; false when
-   * there is no such group), in one round trip: the engine's hot paths ask both for every token.
+   * findByUuid with the names of the user's groups, lower-cased, in one round trip: the engine's hot paths check
+   * the access group for every token (and a replica caches the answer: src/store/cached-store.ts).
    */
-  findByUuidWithMembership(uuid: string, groupName: string): Promise<{ user: UserRow; member: boolean } | undefined>;
+  findByUuidWithGroups(uuid: string): Promise<{ user: UserRow; groups: string[] } | undefined>;
   /** The user with exactly this e-mail, case-insensitively (e-mails are unique that way). */
   findByEmail(email: string): Promise<UserRow | undefined>;
   /** Like findById, and locks the row until the transaction ends: concurrent changes to one user queue up. */
@@ -115,6 +115,11 @@ export interface OidcPayloadsRepository {
    * credential (code, rotated refresh token) is never redeemed twice.
    */
   consume(model: string, id: string, now: Date): Promise<boolean>;
+  /**
+   * A token request's writes in one statement (one commit): consume `consume` as `consume()` does, and only
+   * when that wins, upsert `rows`. Returns false, having written nothing, when the consume lost.
+   */
+  redeem(consume: { model: string; id: string } | undefined, rows: Array<Omit<OidcPayload, 'consumed_at'>>, now: Date): Promise<boolean>;
   destroy(model: string, id: string): Promise<void>;
   /**
    * Deletes the grant's codes and tokens (AccessToken, AuthorizationCode, RefreshToken, DeviceCode,

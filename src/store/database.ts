@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Tables } from './tables.js';
 import { pglitePool } from './pglite-pool.js';
 import { reportUnavailable } from './report-unavailable.js';
+import { listenPglite, listenPostgres, type NoticeListener } from './change-feed.js';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -16,6 +17,8 @@ export interface Database {
   engine: Engine;
   /** PostgreSQL pool usage (metrics); undefined for the embedded database. */
   poolUsage?(): { total: number; idle: number; waiting: number };
+  /** Follows the change notices (migration 0008) until the returned stop is called; absent where nothing caches. */
+  listen?(listener: NoticeListener): () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: reportUnavailable(pool) }), log: queryLog(options) });
     return {
       db, engine: 'postgres', close: () => db.destroy(),
+      listen: (listener) => listenPostgres(options.url, listener),
       poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     };
   }
@@ -55,6 +59,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return {
     db,
     engine: 'pglite',
+    listen: (listener) => listenPglite(lite, listener),
     close: async () => {
       await db.destroy();
       await lite.close();

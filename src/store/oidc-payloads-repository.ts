@@ -17,7 +17,7 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
   const findBy = async (column: 'id' | 'uid' | 'user_code', model: string, key: string, now: Date) =>
     (isStorableText(key) ? live(model, now).where(column, '=', key).executeTakeFirst() : undefined) as Promise<OidcPayload | undefined>;
 
-  return {
+  const repository: OidcPayloadsRepository = {
     async upsert(row) {
       const values = { ...row, payload: JSON.stringify(row.payload) };
       await db.insertInto('oidc_payloads').values({ ...values, consumed_at: null })
@@ -43,6 +43,24 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
       const result = await db.updateTable('oidc_payloads').set({ consumed_at: now })
         .where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null).executeTakeFirst();
       return result.numUpdatedRows > 0n;
+    },
+
+    async redeem(consume, rows, now) {
+      if (consume && !isStorableText(consume.id)) return false;
+      if (!rows.length) return consume ? repository.consume(consume.model, consume.id, now) : true;
+      const values = sql.join(rows.map((row) => sql`(${row.model}, ${row.id}, ${JSON.stringify(row.payload)}::jsonb, ${row.grant_id}, ${row.user_code},
+        ${row.uid}, ${row.account_id}, ${row.client_id}, ${row.expires_at}::timestamptz)`));
+      const consumed = consume
+        ? sql`with consumed as (update oidc_payloads set consumed_at = ${now} where model = ${consume.model} and id = ${consume.id} and consumed_at is null returning id)`
+        : sql``;
+      const { rows: written } = await sql<{ id: string }>`${consumed}
+        insert into oidc_payloads (model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at)
+        select * from (values ${values}) as v (model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at)
+        ${consume ? sql`where exists (select from consumed)` : sql``}
+        on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id, user_code = excluded.user_code,
+          uid = excluded.uid, account_id = excluded.account_id, client_id = excluded.client_id, expires_at = excluded.expires_at
+        returning id`.execute(db);
+      return written.length > 0;
     },
 
     async destroy(model, id) {
@@ -83,4 +101,5 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
       return Number(result.numDeletedRows);
     },
   };
+  return repository;
 }

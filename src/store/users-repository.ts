@@ -50,15 +50,15 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     // The uuid column refuses malformed text with an error; an unknown subject is simply absent.
     findByUuid: async (uuid) => (UUID.test(uuid) ? db.selectFrom('users').select(columns).where('uuid', '=', uuid).executeTakeFirst() : undefined),
 
-    async findByUuidWithMembership(uuid, groupName) {
+    async findByUuidWithGroups(uuid) {
       if (!UUID.test(uuid)) return undefined;
       const row = await db.selectFrom('users').select(columns)
-        .select((eb) => eb.exists(eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
-          .select('memberships.user_id').whereRef('memberships.user_id', '=', 'users.id').where(sql`lower(groups.name)`, '=', lowered(groupName))).as('member'))
+        .select((eb) => sql<string[]>`array(${eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
+          .select(sql<string>`lower(groups.name)`.as('name')).whereRef('memberships.user_id', '=', 'users.id').orderBy('name')})`.as('groups'))
         .where('uuid', '=', uuid).executeTakeFirst();
       if (!row) return undefined;
-      const { member, ...user } = row;
-      return { user, member: Boolean(member) };
+      const { groups, ...user } = row;
+      return { user, groups };
     },
 
     findByEmail: async (email) =>

@@ -3,7 +3,8 @@
  * the same protocol settings), the same requests in one run, interleaved round by round; then what only the
  * service has (password sign-ins against raw bcrypt, user search at 1k and 100k users, webhook deliveries, idle
  * memory, start-up). Prints Markdown tables and writes them into docs/performance.md. A benchmark: it measures
- * and asserts nothing. BENCH_SECONDS (per scenario and round, default 5), BENCH_ROUNDS (default 3).
+ * and asserts nothing. BENCH_SECONDS (per scenario and round, default 5), BENCH_ROUNDS (default 3); BENCH_ONLY
+ * (scenario names, comma-separated) runs just those protocol scenarios and writes nothing.
  */
 import os from 'node:os';
 import { execSync } from 'node:child_process';
@@ -22,6 +23,7 @@ if (!process.env.TEST_DATABASE_URL) {
 }
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en') : n.toFixed(1));
 
@@ -35,6 +37,7 @@ try {
   const header = '| scenario | bare engine /s | service /s | ratio | service p50 ms | service p95 ms |\n|---|---|---|---|---|---|';
   console.log(header);
   for (const [name, scenario] of Object.entries(protocolScenarios)) {
+    if (only && !only.includes(name)) continue;
     const ops = servers.map(({ fixture }) => scenario(fixture));
     const results: LoopResult[][] = [[], []];
     for (let round = 0; round < rounds; round += 1) {
@@ -54,6 +57,7 @@ try {
   await service.stop();
 }
 
+if (only) process.exit(0);
 const sections = await serviceOnlySections(seconds);
 
 const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${os.type()} ${os.release()}`;

@@ -51,7 +51,7 @@ const settings = await loadSettings({
     rate_limits: { api_per_minute: 1_000_000 },
   },
 });
-const service = await startService(settings, { store, server, logger: createLogger('silent'), redis, workers: Boolean(webhookUrl) });
+const service = await startService(settings, { store, database, server, logger: createLogger('silent'), redis, workers: Boolean(webhookUrl) });
 const user = await createUser(store, { username: 'ada@example.com', email: 'ada@example.com', name: 'Ada Lovelace' });
 // People for the password sign-ins: one each per loop (the per-account counters count every attempt).
 const people: string[] = [];

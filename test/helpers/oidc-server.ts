@@ -88,7 +88,7 @@ export async function startOidcServer(
   }));
   const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, issuer: { base_url: url }, applications, ...options.overrides });
   const service = await startService(settings, {
-    store: db.store, server, logger: options.logger ?? createLogger('silent'),
+    store: db.store, database: db.database, server, logger: options.logger ?? createLogger('silent'),
     redis: options.redisServices === true, workers: options.workers === true || options.redisServices === true,
   });
 

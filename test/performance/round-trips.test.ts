@@ -1,8 +1,8 @@
 /**
  * The database statements each hot request makes, on PostgreSQL (the log is printed; the bounds are the issue's
- * rules): a UserInfo looks its token up once; the user and the access-group check are one read; discovery and
- * JWKS touch no database. A statement here is a round trip to PostgreSQL. What the engine itself writes (a
- * refresh: consume the old token, save the new one and the access token) are separate statements, no transaction.
+ * rules): a UserInfo looks its token up once, and the replica's read cache answers the grant and the user (then the
+ * token too); a refresh is one read and one write; discovery and JWKS touch no database. A statement here is a
+ * round trip to PostgreSQL.
  */
 import { createPostgresDatabase } from '../helpers/database.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -54,24 +54,40 @@ describePostgres('database round trips per hot request (postgres)', () => {
     expect((await recorded(() => fetch(`${idp.url}/application/o/wiki/jwks/`))).sql).toEqual([]);
   });
 
-  test('UserInfo: three reads — its access token once, the grant, the user with the access-group check', async () => {
-    const { status, body, sql } = await recorded(() => fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } }));
-    expect(status).toBe(200);
-    expect(body.email).toEqual(expect.any(String));
-    expect(sql).toHaveLength(3);
-    expect(tokenLookups(sql)).toBe(2); // AccessToken and Grant, each once
-    expect(sql.filter((s) => /from "users"/.test(s) && /"memberships"/.test(s))).toHaveLength(1);
+  test('UserInfo: its access token once, on its first use (the grant and the user are in the replica\'s cache); nothing after', async () => {
+    const userinfo = () => recorded(() => fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } }));
+    const first = await userinfo();
+    expect(first.status).toBe(200);
+    expect(first.body.email).toEqual(expect.any(String));
+    expect(first.sql).toHaveLength(1);
+    expect(tokenLookups(first.sql)).toBe(1);
+    const again = await userinfo();
+    expect(again.status).toBe(200);
+    expect(again.sql).toEqual([]);
   });
 
-  test('a refresh grant: three reads (token, grant, user with group) and the engine\'s three writes', async () => {
+  test('a refresh grant: one read (the refresh token) and one write (its consume and the new tokens, one statement)', async () => {
     const { status, body, sql } = await recorded(() => fetch(`${idp.url}/application/o/token/`, {
       method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).toString(),
     }));
     expect(status).toBe(200);
     tokens = body;
-    expect(sql.filter((s) => /^select/i.test(s))).toHaveLength(3);
-    expect(tokenLookups(sql)).toBe(2); // RefreshToken and Grant, each once
-    expect(sql.filter((s) => /^(update|insert)/i.test(s))).toHaveLength(3); // consume, new refresh token, access token
+    expect(sql).toHaveLength(2);
+    expect(tokenLookups(sql)).toBe(1);
+    expect(sql[1]).toMatch(/^with consumed as \(update oidc_payloads set consumed_at .* insert into oidc_payloads/s);
+  });
+
+  test('with the cache off (database.cache_entries 0) UserInfo still reads its token once: token, grant, user with groups', async () => {
+    const uncached = await startOidcServer('postgres', 'http://127.0.0.1:1/cb', [{ slug: 'wiki', access_group: 'staff' }], { db: idp.db, overrides: { database: { cache_entries: 0 } } });
+    try {
+      const { status, sql } = await recorded(() => fetch(`${uncached.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } }));
+      expect(status).toBe(200);
+      expect(sql).toHaveLength(3);
+      expect(tokenLookups(sql)).toBe(2); // AccessToken and Grant, each once
+      expect(sql.filter((s) => /from "users"/.test(s) && /"memberships"/.test(s))).toHaveLength(1);
+    } finally {
+      await uncached.close();
+    }
   });
 });

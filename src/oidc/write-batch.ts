@@ -1,0 +1,65 @@
+/**
+ * The token endpoint's writes, made at once. Redeeming a code or a refresh token, the engine consumes it, then
+ * saves the new tokens: three statements and three commits. Within `withWriteBatch` the adapter only notes them
+ * (the engine reads back what it noted), and `commitWriteBatch` writes them in one statement once the engine has
+ * answered, before the answer leaves: the consume still decides (nothing is written when it lost), and a token
+ * the client receives is always stored. Any other write the engine makes mid-request sends what is noted first,
+ * so the database sees the engine's writes in its order.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { errors } from 'oidc-provider';
+import type { OidcPayload, Store } from '../store/contract.js';
+
+type Row = Omit<OidcPayload, 'consumed_at'>;
+
+/** What the token endpoint issues: new tokens are written once, never read back by another request before the answer. */
+export const BATCHED_MODELS = new Set(['AccessToken', 'RefreshToken', 'ClientCredentials']);
+
+interface Batch {
+  consume?: { model: string; id: string };
+  rows: Map<string, Row>;
+}
+
+const batches = new AsyncLocalStorage<Batch>();
+const keyOf = (model: string, id: string) => `${model}\u0000${id}`;
+
+export const withWriteBatch = <T>(work: () => Promise<T>): Promise<T> => batches.run({ rows: new Map() }, work);
+
+/** Notes the upsert when a batch is open and the model is batched; false: write it now. */
+export function noteUpsert(row: Row): boolean {
+  const batch = batches.getStore();
+  if (!batch || !BATCHED_MODELS.has(row.model)) return false;
+  batch.rows.set(keyOf(row.model, row.id), row);
+  return true;
+}
+
+/** Notes the request's (first) consume when a batch is open; false: consume it now. */
+export function noteConsume(model: string, id: string): boolean {
+  const batch = batches.getStore();
+  if (!batch || batch.consume) return false;
+  batch.consume = { model, id };
+  return true;
+}
+
+/** A row this request has noted and not yet written. */
+export function notedRow(model: string, id: string): Row | undefined {
+  return batches.getStore()?.rows.get(keyOf(model, id));
+}
+
+/** Writes what is noted (one statement); a lost consume is the engine's invalid_grant, and nothing is written. */
+export async function commitWriteBatch(store: Store): Promise<void> {
+  const batch = batches.getStore();
+  if (!batch || (!batch.consume && !batch.rows.size)) return;
+  const { consume, rows } = batch;
+  batch.consume = undefined;
+  batch.rows = new Map();
+  if (!(await store.oidcPayloads.redeem(consume, [...rows.values()], new Date()))) throw new errors.InvalidGrant('grant already used');
+}
+
+/** Forgets what is noted: the engine refused the request, so nothing it noted was issued. */
+export function discardWriteBatch(): void {
+  const batch = batches.getStore();
+  if (!batch) return;
+  batch.consume = undefined;
+  batch.rows.clear();
+}

@@ -1,0 +1,102 @@
+/**
+ * Follows the database's change notices (migration 0008) into a replica's read cache. PostgreSQL: a dedicated
+ * connection LISTENs; it is checked every two seconds, and while it is down (a restart, a network cut, a silent
+ * socket) the cache is off and empty, so nothing is served that a missed notice could have changed. Once the
+ * connection listens again the cache starts afresh. PGlite lives in this process: its notices arrive directly.
+ */
+import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import type { Logger } from 'pino';
+import type { ReadCache } from './read-cache.js';
+
+export const CHANGES_CHANNEL = 'idp_changes';
+const HEARTBEAT_MS = 2000;
+const RECONNECT_MS = 1000;
+
+export interface NoticeListener {
+  notice(payload: string): void;
+  /** Listening: every change from now on will be announced. */
+  up(): void;
+  /** Not listening any more; notices may be missed until the next up(). */
+  down(error?: unknown): void;
+}
+
+/** Listens on a dedicated PostgreSQL connection, reconnecting until stopped. */
+export function listenPostgres(url: string, listener: NoticeListener): () => Promise<void> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+
+  async function connect() {
+    if (stopped) return;
+    const current = new pg.Client({ connectionString: url, keepAlive: true, connectionTimeoutMillis: 5000, query_timeout: HEARTBEAT_MS });
+    client = current;
+    let lost = false;
+    const lose = (error?: unknown) => {
+      if (lost) return;
+      lost = true;
+      clearInterval(heartbeat);
+      current.end().catch(() => {});
+      if (stopped) return;
+      listener.down(error);
+      retry = setTimeout(connect, RECONNECT_MS);
+      retry.unref();
+    };
+    current.on('error', lose);
+    current.on('end', () => lose());
+    current.on('notification', (message) => {
+      if (message.channel === CHANGES_CHANNEL) listener.notice(message.payload ?? '');
+    });
+    try {
+      await current.connect();
+      await current.query(`listen ${CHANGES_CHANNEL}`);
+    } catch (error) {
+      return lose(error);
+    }
+    if (stopped || lost) return;
+    listener.up();
+    heartbeat = setInterval(() => current.query('select 1').catch(lose), HEARTBEAT_MS);
+    heartbeat.unref();
+  }
+
+  void connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    clearInterval(heartbeat);
+    await client?.end().catch(() => {});
+  };
+}
+
+/** PGlite is one in-process session: its notices cannot be lost. */
+export function listenPglite(lite: PGlite, listener: NoticeListener): () => Promise<void> {
+  const unlisten = lite.listen(CHANGES_CHANNEL, (payload) => listener.notice(payload)).then((stop) => {
+    listener.up();
+    return stop;
+  });
+  return async () => {
+    await (await unlisten)().catch(() => {});
+  };
+}
+
+/** Applies notices to the cache: `p:<model>:<id>` and `u:<uuid>` name a key, `*` every user. */
+export function cacheListener(cache: ReadCache, logger: Logger): NoticeListener {
+  let wasDown = false;
+  return {
+    notice(payload) {
+      if (payload === '*') cache.forgetAll('u:');
+      else cache.forget(payload);
+    },
+    up() {
+      cache.setLive(true);
+      if (wasDown) logger.info({ component: 'read-cache' }, 'change notices are back: the read cache is on again');
+      wasDown = false;
+    },
+    down(error) {
+      cache.setLive(false);
+      if (!wasDown) logger.warn({ component: 'read-cache', err: error }, 'change notices lost: token paths read the database until they are back');
+      wasDown = true;
+    },
+  };
+}

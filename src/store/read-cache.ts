@@ -1,0 +1,89 @@
+/**
+ * A replica's cache of rows the token paths read on every request (access tokens, grants, users with their
+ * groups). It is only trusted while the database's change notices reach it (src/store/change-feed.ts): when the
+ * feed is down it answers nothing from memory and keeps nothing. A read that raced a notice for its key is not
+ * kept (the row it brought may predate the change). Entries also end at their own expiry, or after `maxAgeMs`
+ * as a backstop; the oldest entries make room when it is full. Callers get their own copy of a value: the engine
+ * changes the objects it reads (a grant before it saves it), and that must never reach the next request.
+ */
+export interface ReadCache {
+  /** The cached value of `key`, or `load()`'s answer (kept when it is defined and no notice raced it). */
+  read<T>(key: string, load: () => Promise<T | undefined>, expiresAt?: (value: T) => number | undefined): Promise<T | undefined>;
+  /** A change notice: forget `key`. */
+  forget(key: string): void;
+  /** Forget every key starting with `prefix` ('' for all). */
+  forgetAll(prefix?: string): void;
+  /** The feed is listening (true) or lost (false): both forget everything. */
+  setLive(live: boolean): void;
+  readonly live: boolean;
+  readonly size: number;
+}
+
+interface Entry {
+  value: unknown;
+  expiresAt: number;
+}
+
+/** A read in flight: a notice for its key (or for all) marks it stale. */
+interface Ticket {
+  stale: boolean;
+}
+
+export function createReadCache(options: { maxEntries: number; maxAgeMs: number }): ReadCache {
+  const entries = new Map<string, Entry>();
+  const inFlight = new Map<string, Set<Ticket>>();
+  let live = false;
+
+  function spoil(key: string) {
+    for (const ticket of inFlight.get(key) ?? []) ticket.stale = true;
+  }
+  function forgetAll(prefix = '') {
+    for (const key of entries.keys()) if (key.startsWith(prefix)) entries.delete(key);
+    for (const [key, tickets] of inFlight) if (key.startsWith(prefix)) for (const ticket of tickets) ticket.stale = true;
+  }
+
+  return {
+    get live() {
+      return live;
+    },
+    get size() {
+      return entries.size;
+    },
+
+    async read<T>(key: string, load: () => Promise<T | undefined>, expiresAt?: (value: T) => number | undefined) {
+      if (!live || options.maxEntries === 0) return load();
+      const now = Date.now();
+      const hit = entries.get(key);
+      if (hit && hit.expiresAt > now) return structuredClone(hit.value) as T;
+      if (hit) entries.delete(key);
+
+      const ticket: Ticket = { stale: false };
+      const tickets = inFlight.get(key) ?? new Set<Ticket>();
+      inFlight.set(key, tickets.add(ticket));
+      let value: T | undefined;
+      try {
+        value = await load();
+      } finally {
+        tickets.delete(ticket);
+        if (!tickets.size) inFlight.delete(key);
+      }
+      if (value === undefined || ticket.stale || !live) return value;
+      const until = Math.min(expiresAt?.(value) ?? Infinity, Date.now() + options.maxAgeMs);
+      if (until <= Date.now()) return value;
+      if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(key, { value: structuredClone(value), expiresAt: until });
+      return value;
+    },
+
+    forget(key) {
+      entries.delete(key);
+      spoil(key);
+    },
+    forgetAll,
+
+    setLive(next) {
+      forgetAll();
+      live = next;
+    },
+  };
+}
