@@ -18,8 +18,8 @@ import { allowOrigin, answerPreflight, isPreflight, noCors } from './cors.js';
 import { authenticatedCaller, introspection } from './introspect.js';
 import { withEnginePagePolicy } from './engine-page-csp.js';
 import { checkMachineScopes } from './check-machine-scopes.js';
-import { withRead } from './request-reads.js';
-import { commitWriteBatch, discardWriteBatch, withWriteBatch } from './write-batch.js';
+import { rememberRead } from './request-reads.js';
+import { commitWriteBatch, discardWriteBatch, openWriteBatch } from './write-batch.js';
 import { answerPublished, keepPublished } from './published-documents.js';
 import { inputProblem } from '../domain/input-text.js';
 import { audit, currentActor } from '../domain/audit.js';
@@ -143,10 +143,9 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     }
     if (inner === '/token/') {
       await checkMachineScopes(ctx, entry.app);
-      await withWriteBatch(async () => {
-        await engineJson(ctx, next, entry, inner);
-        await commitIssuedTokens(ctx);
-      });
+      openWriteBatch(ctx);
+      await engineJson(ctx, next, entry, inner);
+      await commitIssuedTokens(ctx);
     } else {
       await engineJson(ctx, next, entry, inner);
     }
@@ -160,9 +159,9 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
 
   /** The tokens in a 200 answer are written now, with the consume of what was redeemed (write-batch.ts). */
   async function commitIssuedTokens(ctx: Context) {
-    if (ctx.status !== 200) return discardWriteBatch();
+    if (ctx.status !== 200) return discardWriteBatch(ctx);
     try {
-      await commitWriteBatch(store);
+      await commitWriteBatch(store, ctx);
     } catch (error) {
       if (error instanceof Unavailable) {
         ctx.status = 503;
@@ -202,7 +201,8 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     const entry = row?.client_id ? providers.byClientId.get(row.client_id) : undefined;
     if (!entry) throw invalidToken();
     // The engine looks the token up again: it gets this row instead of a second query.
-    return withRead('AccessToken', accessToken!, row!, () => engineJson(ctx, next, entry, '/userinfo/'));
+    rememberRead(ctx, 'AccessToken', accessToken!, row!);
+    return engineJson(ctx, next, entry, '/userinfo/');
   }
 
   const shared: Record<string, { methods: string; handle: (ctx: Context, next: Next) => Promise<void> }> = {

@@ -1,13 +1,14 @@
 /**
  * The token endpoint's writes, made at once. Redeeming a code or a refresh token, the engine consumes it, then
- * saves the new tokens: three statements and three commits. Within `withWriteBatch` the adapter only notes them
+ * saves the new tokens: three statements and three commits. In a request with an open batch the adapter only notes them
  * (the engine reads back what it noted), and `commitWriteBatch` writes them in one statement once the engine has
  * answered, before the answer leaves: the consume still decides (nothing is written when it lost), and a token
  * the client receives is always stored. Any other write the engine makes mid-request sends what is noted first,
- * so the database sees the engine's writes in its order.
+ * so the database sees the engine's writes in its order. The batch lives on the request's Koa context, which the
+ * adapter reaches through the engine (`Provider.ctx`).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { errors } from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
+import type { Context } from 'koa';
 import type { OidcPayload, Store } from '../store/contract.js';
 
 type Row = Omit<OidcPayload, 'consumed_at'>;
@@ -20,14 +21,20 @@ interface Batch {
   rows: Map<string, Row>;
 }
 
-const batches = new AsyncLocalStorage<Batch>();
+const BATCH = Symbol('write batch');
 const keyOf = (model: string, id: string) => `${model}\u0000${id}`;
+type WithBatch = { [BATCH]?: Batch };
 
-export const withWriteBatch = <T>(work: () => Promise<T>): Promise<T> => batches.run({ rows: new Map() }, work);
+const batchOf = (ctx: Context | undefined) => (ctx?.state as WithBatch | undefined)?.[BATCH];
+
+/** From now on, this request's token writes are noted, to be committed (or discarded) once the engine answered. */
+export function openWriteBatch(ctx: Context): void {
+  (ctx.state as WithBatch)[BATCH] = { rows: new Map() };
+}
 
 /** Notes the upsert when a batch is open and the model is batched; false: write it now. */
 export function noteUpsert(row: Row): boolean {
-  const batch = batches.getStore();
+  const batch = batchOf(Provider.ctx);
   if (!batch || !BATCHED_MODELS.has(row.model)) return false;
   batch.rows.set(keyOf(row.model, row.id), row);
   return true;
@@ -35,7 +42,7 @@ export function noteUpsert(row: Row): boolean {
 
 /** Notes the request's (first) consume when a batch is open; false: consume it now. */
 export function noteConsume(model: string, id: string): boolean {
-  const batch = batches.getStore();
+  const batch = batchOf(Provider.ctx);
   if (!batch || batch.consume) return false;
   batch.consume = { model, id };
   return true;
@@ -43,12 +50,12 @@ export function noteConsume(model: string, id: string): boolean {
 
 /** A row this request has noted and not yet written. */
 export function notedRow(model: string, id: string): Row | undefined {
-  return batches.getStore()?.rows.get(keyOf(model, id));
+  return batchOf(Provider.ctx)?.rows.get(keyOf(model, id));
 }
 
 /** Writes what is noted (one statement); a lost consume is the engine's invalid_grant, and nothing is written. */
-export async function commitWriteBatch(store: Store): Promise<void> {
-  const batch = batches.getStore();
+export async function commitWriteBatch(store: Store, ctx: Context | undefined = Provider.ctx): Promise<void> {
+  const batch = batchOf(ctx);
   if (!batch || (!batch.consume && !batch.rows.size)) return;
   const { consume, rows } = batch;
   batch.consume = undefined;
@@ -57,8 +64,8 @@ export async function commitWriteBatch(store: Store): Promise<void> {
 }
 
 /** Forgets what is noted: the engine refused the request, so nothing it noted was issued. */
-export function discardWriteBatch(): void {
-  const batch = batches.getStore();
+export function discardWriteBatch(ctx: Context): void {
+  const batch = batchOf(ctx);
   if (!batch) return;
   batch.consume = undefined;
   batch.rows.clear();

@@ -4,26 +4,46 @@
  * transaction, reads the database. What keeps the cache true is the database's change notices (migration 0008,
  * src/store/change-feed.ts); these models are the ones its trigger announces.
  */
-import type { OidcPayload, Store } from './contract.js';
-import type { ReadCache } from './read-cache.js';
+import type { OidcPayload, Store, UserRow } from './contract.js';
+import type { Keeping, ReadCache } from './read-cache.js';
 
 export const CACHED_MODELS = new Set(['AccessToken', 'ClientCredentials', 'Grant']);
 
 const expiryOf = (row: OidcPayload) => row.expires_at?.getTime();
 
+/** The engine changes the payloads it reads: each reader gets its own, parsed from the kept JSON. */
+const payloads: Keeping<OidcPayload> = {
+  keep: (row) => ({ row: { ...row, payload: undefined }, json: JSON.stringify(row.payload) }),
+  give: (kept) => {
+    const { row, json } = kept as { row: OidcPayload; json: string };
+    return { ...row, payload: JSON.parse(json) };
+  },
+};
+
+type UserWithGroups = { user: UserRow; groups: string[] };
+
+/** Users are only read: kept frozen and shared, so a change anywhere would fail loudly instead of leaking. */
+const users: Keeping<UserWithGroups> = {
+  keep: ({ user, groups }) => Object.freeze({
+    user: Object.freeze({ ...user, attributes: Object.freeze(structuredClone(user.attributes)) }),
+    groups: Object.freeze([...groups]),
+  }),
+  give: (kept) => kept as UserWithGroups,
+};
+
 export function withReadCache(store: Store, cache: ReadCache): Store {
-  const { oidcPayloads, users } = store;
+  const { oidcPayloads } = store;
   return {
     ...store,
     oidcPayloads: {
       ...oidcPayloads,
       find: (model, id, now) => (CACHED_MODELS.has(model)
-        ? cache.read(`p:${model}:${id}`, () => oidcPayloads.find(model, id, now), expiryOf)
+        ? cache.read(`p:${model}:${id}`, () => oidcPayloads.find(model, id, now), { keeping: payloads, expiresAt: expiryOf })
         : oidcPayloads.find(model, id, now)),
     },
     users: {
-      ...users,
-      findByUuidWithGroups: (uuid) => cache.read(`u:${uuid}`, () => users.findByUuidWithGroups(uuid)),
+      ...store.users,
+      findByUuidWithGroups: (uuid) => cache.read(`u:${uuid}`, () => store.users.findByUuidWithGroups(uuid), { keeping: users }),
     },
   };
 }

@@ -12,6 +12,8 @@ import type { ReadCache } from './read-cache.js';
 export const CHANGES_CHANNEL = 'idp_changes';
 const HEARTBEAT_MS = 2000;
 const RECONNECT_MS = 1000;
+/** How the listening connection shows in pg_stat_activity. */
+export const LISTENER_NAME = 'idp change notices';
 
 export interface NoticeListener {
   notice(payload: string): void;
@@ -30,7 +32,9 @@ export function listenPostgres(url: string, listener: NoticeListener): () => Pro
 
   async function connect() {
     if (stopped) return;
-    const current = new pg.Client({ connectionString: url, keepAlive: true, connectionTimeoutMillis: 5000, query_timeout: HEARTBEAT_MS });
+    const current = new pg.Client({
+      connectionString: url, application_name: LISTENER_NAME, keepAlive: true, connectionTimeoutMillis: 5000, query_timeout: HEARTBEAT_MS,
+    });
     client = current;
     let lost = false;
     const lose = (error?: unknown) => {

@@ -3,12 +3,21 @@
  * groups). It is only trusted while the database's change notices reach it (src/store/change-feed.ts): when the
  * feed is down it answers nothing from memory and keeps nothing. A read that raced a notice for its key is not
  * kept (the row it brought may predate the change). Entries also end at their own expiry, or after `maxAgeMs`
- * as a backstop; the oldest entries make room when it is full. Callers get their own copy of a value: the engine
- * changes the objects it reads (a grant before it saves it), and that must never reach the next request.
+ * as a backstop; the oldest entries make room when it is full. What is kept is a `Keeping`'s stored form, and each
+ * caller gets a value of its own from it: the engine changes the objects it reads (a grant before it saves it),
+ * and that must never reach the next request.
  */
+
+/** How a value is kept and given back (default: as it is — only for values nobody changes). */
+export interface Keeping<T> {
+  keep(value: T): unknown;
+  give(kept: unknown): T;
+}
+
+const asItIs: Keeping<any> = { keep: (value) => value, give: (kept) => kept };
 export interface ReadCache {
   /** The cached value of `key`, or `load()`'s answer (kept when it is defined and no notice raced it). */
-  read<T>(key: string, load: () => Promise<T | undefined>, expiresAt?: (value: T) => number | undefined): Promise<T | undefined>;
+  read<T>(key: string, load: () => Promise<T | undefined>, how?: { keeping?: Keeping<T>; expiresAt?: (value: T) => number | undefined }): Promise<T | undefined>;
   /** A change notice: forget `key`. */
   forget(key: string): void;
   /** Forget every key starting with `prefix` ('' for all). */
@@ -50,11 +59,12 @@ export function createReadCache(options: { maxEntries: number; maxAgeMs: number 
       return entries.size;
     },
 
-    async read<T>(key: string, load: () => Promise<T | undefined>, expiresAt?: (value: T) => number | undefined) {
+    async read<T>(key: string, load: () => Promise<T | undefined>, how: { keeping?: Keeping<T>; expiresAt?: (value: T) => number | undefined } = {}) {
+      const keeping = how.keeping ?? asItIs;
       if (!live || options.maxEntries === 0) return load();
       const now = Date.now();
       const hit = entries.get(key);
-      if (hit && hit.expiresAt > now) return structuredClone(hit.value) as T;
+      if (hit && hit.expiresAt > now) return keeping.give(hit.value);
       if (hit) entries.delete(key);
 
       const ticket: Ticket = { stale: false };
@@ -68,10 +78,10 @@ export function createReadCache(options: { maxEntries: number; maxAgeMs: number 
         if (!tickets.size) inFlight.delete(key);
       }
       if (value === undefined || ticket.stale || !live) return value;
-      const until = Math.min(expiresAt?.(value) ?? Infinity, Date.now() + options.maxAgeMs);
+      const until = Math.min(how.expiresAt?.(value) ?? Infinity, Date.now() + options.maxAgeMs);
       if (until <= Date.now()) return value;
       if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!);
-      entries.set(key, { value: structuredClone(value), expiresAt: until });
+      entries.set(key, { value: keeping.keep(value), expiresAt: until });
       return value;
     },
 
