@@ -12,7 +12,7 @@ import type { Store } from './store/contract.js';
 import type { Database, Engine } from './store/database.js';
 import { createReadCache } from './store/read-cache.js';
 import { withReadCache } from './store/cached-store.js';
-import { cacheListener } from './store/change-feed.js';
+import { cacheListener, type Listening } from './store/change-feed.js';
 import { openRuntime } from './runtime.js';
 import { createLogger } from './observability/logger.js';
 import { startSweeping } from '../jobs/sweep-expired.js';
@@ -176,8 +176,10 @@ export async function startService(settings: Settings, options: ServiceOptions =
 function withCachedReads(store: Store, database: Database | undefined, settings: Settings, logger: Logger, closers: Array<() => Promise<void> | void>): Store {
   const maxEntries = settings.database.cache_entries;
   if (!database?.listen || maxEntries === 0) return store;
-  const cache = createReadCache({ maxEntries, maxAgeMs: 10 * 60_000 });
-  closers.push(database.listen(cacheListener(cache, logger)));
+  let listening: Listening | undefined;
+  const cache = createReadCache({ maxEntries, maxAgeMs: 10 * 60_000, fence: () => listening!.fence() });
+  listening = database.listen(cacheListener(cache, logger));
+  closers.push(listening.stop);
   return withReadCache(store, cache);
 }
 

@@ -3,6 +3,12 @@
  * connection LISTENs; it is checked every two seconds, and while it is down (a restart, a network cut, a silent
  * socket) the cache is off and empty, so nothing is served that a missed notice could have changed. Once the
  * connection listens again the cache starts afresh. PGlite lives in this process: its notices arrive directly.
+ *
+ * Notices travel asynchronously: a replica could answer from memory a moment before the notice of a change that
+ * has already committed elsewhere arrives. `fence()` closes that moment. It resolves once a round trip on the
+ * listening connection, sent after the call, has come back; PostgreSQL hands a listening session every notice
+ * committed before it reads a query, ahead of that query's answer. So after the fence the cache knows of every
+ * change committed before the request asked. Callers waiting at the same time share one round trip.
  */
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
@@ -23,10 +29,19 @@ export interface NoticeListener {
   down(error?: unknown): void;
 }
 
+export interface Listening {
+  /** Resolves when every notice committed before the call has been handed to the listener; rejects when not listening. */
+  fence(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /** Listens on a dedicated PostgreSQL connection, reconnecting until stopped. */
-export function listenPostgres(url: string, listener: NoticeListener): () => Promise<void> {
+export function listenPostgres(url: string, listener: NoticeListener): Listening {
   let stopped = false;
   let client: pg.Client | undefined;
+  let listening: pg.Client | undefined;
+  let round: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
   let retry: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
 
@@ -40,6 +55,7 @@ export function listenPostgres(url: string, listener: NoticeListener): () => Pro
     const lose = (error?: unknown) => {
       if (lost) return;
       lost = true;
+      listening = undefined;
       clearInterval(heartbeat);
       current.end().catch(() => {});
       if (stopped) return;
@@ -59,28 +75,50 @@ export function listenPostgres(url: string, listener: NoticeListener): () => Pro
       return lose(error);
     }
     if (stopped || lost) return;
+    listening = current;
     listener.up();
     heartbeat = setInterval(() => current.query('select 1').catch(lose), HEARTBEAT_MS);
     heartbeat.unref();
   }
 
+  /** One round trip on the listening connection; callers arriving while one is out share the next. */
+  function fence(): Promise<void> {
+    const connection = listening;
+    if (!connection) return Promise.reject(new Error('not listening for change notices'));
+    if (!round) {
+      round = connection.query('select 1').then(() => {}).finally(() => (round = undefined));
+      return round;
+    }
+    next ??= round.catch(() => {}).then(() => {
+      next = undefined;
+      return fence();
+    });
+    return next;
+  }
+
   void connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(retry);
-    clearInterval(heartbeat);
-    await client?.end().catch(() => {});
+  return {
+    fence,
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      clearInterval(heartbeat);
+      await client?.end().catch(() => {});
+    },
   };
 }
 
-/** PGlite is one in-process session: its notices cannot be lost. */
-export function listenPglite(lite: PGlite, listener: NoticeListener): () => Promise<void> {
+/** PGlite is one in-process session: its notices cannot be lost, and arrive before the change's own call returns. */
+export function listenPglite(lite: PGlite, listener: NoticeListener): Listening {
   const unlisten = lite.listen(CHANGES_CHANNEL, (payload) => listener.notice(payload)).then((stop) => {
     listener.up();
     return stop;
   });
-  return async () => {
-    await (await unlisten)().catch(() => {});
+  return {
+    fence: async () => {},
+    async stop() {
+      await (await unlisten)().catch(() => {});
+    },
   };
 }
 

@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { Tables } from './tables.js';
 import { pglitePool } from './pglite-pool.js';
 import { reportUnavailable } from './report-unavailable.js';
-import { listenPglite, listenPostgres, type NoticeListener } from './change-feed.js';
+import { listenPglite, listenPostgres, type Listening, type NoticeListener } from './change-feed.js';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -18,7 +18,7 @@ export interface Database {
   /** PostgreSQL pool usage (metrics); undefined for the embedded database. */
   poolUsage?(): { total: number; idle: number; waiting: number };
   /** Follows the change notices (migration 0008) until the returned stop is called; absent where nothing caches. */
-  listen?(listener: NoticeListener): () => Promise<void>;
+  listen?(listener: NoticeListener): Listening;
   close(): Promise<void>;
 }
 

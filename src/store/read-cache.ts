@@ -1,7 +1,8 @@
 /**
  * A replica's cache of rows the token paths read on every request (access tokens, grants, users with their
  * groups). It is only trusted while the database's change notices reach it (src/store/change-feed.ts): when the
- * feed is down it answers nothing from memory and keeps nothing. A read that raced a notice for its key is not
+ * feed is down it answers nothing from memory and keeps nothing. Before it answers from memory it waits for the
+ * feed's fence, so no change committed before the read is missed. A read that raced a notice for its key is not
  * kept (the row it brought may predate the change). Entries also end at their own expiry, or after `maxAgeMs`
  * as a backstop; the oldest entries make room when it is full. What is kept is a `Keeping`'s stored form, and each
  * caller gets a value of its own from it: the engine changes the objects it reads (a grant before it saves it),
@@ -38,7 +39,14 @@ interface Ticket {
   stale: boolean;
 }
 
-export function createReadCache(options: { maxEntries: number; maxAgeMs: number }): ReadCache {
+export interface ReadCacheOptions {
+  maxEntries: number;
+  maxAgeMs: number;
+  /** Resolves once every change committed before the call is known here (change-feed.ts); awaited before a hit is answered. */
+  fence?: () => Promise<void>;
+}
+
+export function createReadCache(options: ReadCacheOptions): ReadCache {
   const entries = new Map<string, Entry>();
   const inFlight = new Map<string, Set<Ticket>>();
   let live = false;
@@ -62,10 +70,14 @@ export function createReadCache(options: { maxEntries: number; maxAgeMs: number 
     async read<T>(key: string, load: () => Promise<T | undefined>, how: { keeping?: Keeping<T>; expiresAt?: (value: T) => number | undefined } = {}) {
       const keeping = how.keeping ?? asItIs;
       if (!live || options.maxEntries === 0) return load();
-      const now = Date.now();
       const hit = entries.get(key);
-      if (hit && hit.expiresAt > now) return keeping.give(hit.value);
-      if (hit) entries.delete(key);
+      if (hit && hit.expiresAt > Date.now()) {
+        // A change committed before this read must be known before memory answers: then the entry must still be there.
+        const fenced = await (options.fence?.() ?? Promise.resolve()).then(() => true, () => false);
+        if (fenced && live && entries.get(key) === hit) return keeping.give(hit.value);
+      } else if (hit) {
+        entries.delete(key);
+      }
 
       const ticket: Ticket = { stale: false };
       const tickets = inFlight.get(key) ?? new Set<Ticket>();

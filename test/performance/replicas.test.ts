@@ -1,11 +1,24 @@
 /**
- * Two replicas on one database, as behind a load balancer: what one of them revokes or deactivates, the other
- * refuses at once — nothing on the token paths is cached past a change. (The hot-path work of issue 12 keeps it
- * that way: the user and the access-group check are read with every token use, in one query.)
+ * Two replicas on one database, as behind a load balancer, each with its read cache of tokens, grants and users
+ * (src/store/cached-store.ts): what one of them revokes, deactivates or regroups, the other refuses at once. Each
+ * test first has replica B use the token, so B holds it (and its grant and user) in memory when the change is made
+ * through A; the database's change notices are what empties B's cache.
  */
+import { sql } from 'kysely';
 import { engines, openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { PASSWORD, startOidcServer, type OidcTestServer, type TestApp } from '../helpers/oidc-server.js';
 import { CookieClient, httpSignIn, redeemCode } from '../helpers/http-client.js';
+import { LISTENER_NAME } from '../../src/store/change-feed.js';
+
+/** Both replicas' caches are live once their connections listen (until then they read through, which proves less). */
+async function waitForListeners(db: TestDatabase, count: number) {
+  for (let tries = 0; tries < 500; tries += 1) {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where application_name = ${LISTENER_NAME} and datname = current_database()`.execute(db.database.db);
+    if (rows[0]!.n >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('the replicas never listened');
+}
 
 describe.each(engines)('two replicas (%s)', (engine) => {
   let db: TestDatabase;
@@ -18,6 +31,7 @@ describe.each(engines)('two replicas (%s)', (engine) => {
     const apps = [{ slug: 'wiki', access_group: 'staff' }];
     a = await startOidcServer(engine, 'http://127.0.0.1:1/cb', apps, { db });
     b = await startOidcServer(engine, 'http://127.0.0.1:1/cb', apps, { db });
+    if (db.engine === 'postgres') await waitForListeners(db, 2);
     wiki = a.apps.wiki!;
   });
   afterAll(async () => {
@@ -66,5 +80,35 @@ describe.each(engines)('two replicas (%s)', (engine) => {
     expect((await a.api(`/api/v3/core/groups/${staff}/remove_user/`, { method: 'POST', json: { pk: user.pk } })).status).toBe(204);
     expect(await userinfo(b, fresh.body.access_token)).toBe(401);
     expect((await refresh(b, fresh.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  test('the access group renamed through one replica: the other refuses its former members at once', async () => {
+    const { tokens } = await signedIn();
+    expect(await userinfo(b, tokens.access_token)).toBe(200);
+    const staff = await a.groupUuid('staff');
+    expect((await a.api(`/api/v3/core/groups/${staff}/`, { method: 'PATCH', json: { name: 'staff-before' } })).status).toBe(200);
+    try {
+      expect(await userinfo(b, tokens.access_token)).toBe(401);
+    } finally {
+      expect((await a.api(`/api/v3/core/groups/${staff}/`, { method: 'PATCH', json: { name: 'staff' } })).status).toBe(200);
+    }
+    expect(await userinfo(b, tokens.access_token)).toBe(200); // and named back, they are members again
+  });
+
+  test('a user deleted through one replica: the other refuses the tokens at once', async () => {
+    const { user, tokens } = await signedIn();
+    expect(await userinfo(b, tokens.access_token)).toBe(200);
+    expect((await a.api(`/api/v3/core/users/${user.pk}/`, { method: 'DELETE' })).status).toBe(204);
+    expect(await userinfo(b, tokens.access_token)).toBe(401);
+  });
+
+  test('one after another, twenty revocations at A are each refused by B on the very next request', async () => {
+    for (let i = 0; i < 20; i += 1) {
+      const { tokens } = await signedIn();
+      expect(await userinfo(b, tokens.access_token)).toBe(200);
+      expect(await userinfo(b, tokens.access_token)).toBe(200); // from B's cache
+      expect(await revoke(a, tokens.access_token)).toBe(200);
+      expect(await userinfo(b, tokens.access_token)).toBe(401);
+    }
   });
 });

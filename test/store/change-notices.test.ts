@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { engines, openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { cacheListener, LISTENER_NAME, type NoticeListener } from '../../src/store/change-feed.js';
+import { cacheListener, LISTENER_NAME, type Listening, type NoticeListener } from '../../src/store/change-feed.js';
 import { createReadCache } from '../../src/store/read-cache.js';
 import type { OidcPayload } from '../../src/store/contract.js';
 
@@ -32,7 +32,7 @@ describe.each(engines)('change notices (%s)', (engine) => {
 
   beforeAll(async () => {
     db = await openTestDatabase(engine);
-    stop = db.database.listen!({ notice: (text) => notices.push(text), up: () => (up = true), down: () => (up = false) });
+    ({ stop } = db.database.listen!({ notice: (text) => notices.push(text), up: () => (up = true), down: () => (up = false) }));
     await eventually('the listener', () => up);
   });
   afterAll(async () => {
@@ -110,7 +110,8 @@ describe.each(engines)('change notices (%s)', (engine) => {
   });
 
   test('the cache is off and empty while the listener is away, and on again once it listens', async () => {
-    const cache = createReadCache({ maxEntries: 100, maxAgeMs: 60_000 });
+    let listening: Listening | undefined;
+    const cache = createReadCache({ maxEntries: 100, maxAgeMs: 60_000, fence: () => listening!.fence() });
     const seen: string[] = [];
     const listener = cacheListener(cache, createLogger('silent'));
     const recording: NoticeListener = {
@@ -118,7 +119,7 @@ describe.each(engines)('change notices (%s)', (engine) => {
       up: () => (seen.push('up'), listener.up()),
       down: (error) => (seen.push('down'), listener.down(error)),
     };
-    const stop = db.database.listen!(recording);
+    listening = db.database.listen!(recording);
     try {
       await eventually('the listener', () => cache.live);
       let loads = 0;
@@ -147,7 +148,25 @@ describe.each(engines)('change notices (%s)', (engine) => {
       await cache.read('p:Grant:x', load);
       expect(loads).toBe(4);
     } finally {
-      await stop();
+      await listening.stop();
+    }
+  });
+
+  test('fence: once it resolves, every change committed before it was called has been announced here', async () => {
+    const notices: string[] = [];
+    let up = false;
+    const listening = db.database.listen!({ notice: (text) => notices.push(text), up: () => (up = true), down: () => (up = false) });
+    try {
+      await expect(listening.fence()).rejects.toThrow(/not listening/);
+      await eventually('the listener', () => up);
+      const user = await db.store.users.insert({ username: 'fence-ada', email: 'fence-ada@example.com', name: 'Ada' });
+      for (let i = 0; i < 50; i += 1) {
+        await db.store.users.update(user.id, { name: `Ada ${i}` }); // committed on a pool connection
+        await Promise.all([listening.fence(), listening.fence(), listening.fence()]); // shared by callers at the same time
+        expect(notices.filter((text) => text === `u:${user.uuid}`)).toHaveLength(i + 1);
+      }
+    } finally {
+      await listening.stop();
     }
   });
 });
