@@ -4,7 +4,7 @@
  * signature carrying it; work outside a request is the system's. Callers pass the store of their transaction,
  * so an event lands with its change or not at all. Details name fields, never secret values.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { fromScope, withinScope } from '../request-scope.js';
 import type { ActorType, Store } from '../store/contract.js';
 
 export interface Actor {
@@ -15,13 +15,11 @@ export interface Actor {
   userAgent?: string | null;
 }
 
-const acting = new AsyncLocalStorage<Actor>();
-
 /** Runs `work` with `actor` as the acting party of every event it records. */
-export const actAs = <T>(actor: Actor, work: () => T): T => acting.run(actor, work);
+export const actAs = <T>(actor: Actor, work: () => T): T => withinScope({ actor }, work);
 
 /** The acting party right now (the system outside any request). */
-export const currentActor = (): Actor => acting.getStore() ?? { type: 'system' };
+export const currentActor = (): Actor => (fromScope('actor') as Actor | undefined) ?? { type: 'system' };
 
 export interface AuditSubject {
   /** The user the event is about. */

@@ -3,7 +3,7 @@
  * time; mail lines the user id); the redaction below is the second line of defence for fields named like one.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { requestContext } from './request-id.js';
+import { fromScope } from '../request-scope.js';
 
 export type { Logger } from 'pino';
 
@@ -18,7 +18,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     base: undefined,
     // Every line written while a request runs names it (src/observability/request-id.ts).
     mixin: () => {
-      const requestId = requestContext.getStore()?.requestId;
+      const requestId = fromScope('requestId');
       return requestId ? { request_id: requestId } : {};
     },
     redact: { paths: SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.headers.${field}`]), censor: '[redacted]' },

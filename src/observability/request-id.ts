@@ -1,13 +1,11 @@
 /**
  * A request id for every request: the caller's X-Request-Id when it is a plain token (a proxy's or a load
- * balancer's), else a new UUID. It is answered in X-Request-Id and, through AsyncLocalStorage, added by the
+ * balancer's), else a new UUID. It is answered in X-Request-Id and, through the request scope, added by the
  * logger to every line written while the request runs (src/observability/logger.ts).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
-
-export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+import { withinScope } from '../request-scope.js';
 
 const ACCEPTED = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -16,6 +14,6 @@ export function assignRequestId() {
     const given = ctx.get('X-Request-Id');
     const requestId = ACCEPTED.test(given) ? given : randomUUID();
     ctx.set('X-Request-Id', requestId);
-    return requestContext.run({ requestId }, next);
+    return withinScope({ requestId }, next);
   };
 }
