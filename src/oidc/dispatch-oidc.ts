@@ -117,11 +117,17 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       return;
     }
     // Mounted under the app's own prefix so the resume URL (…/{slug}/authorize/{uid}) finds this provider.
+    openWriteBatch(ctx);
     try {
       await runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, '/authorize');
       openidRequiredIsInvalidScope(ctx);
     } finally {
       noCors(ctx);
+      // The grant, the code and the session, in one statement, before the redirect that hands out the code.
+      await commitWriteBatch(store, ctx).catch((error) => {
+        ctx.remove('Location');
+        throw error;
+      });
     }
   }
 

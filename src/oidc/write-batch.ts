@@ -1,10 +1,11 @@
 /**
- * The token endpoint's writes, made at once. Redeeming a code or a refresh token, the engine consumes it, then
- * saves the new tokens: three statements and three commits. In a request with an open batch the adapter only notes them
- * (the engine reads back what it noted), and `commitWriteBatch` writes them in one statement once the engine has
- * answered, before the answer leaves: the consume still decides (nothing is written when it lost), and a token
- * the client receives is always stored. Any other write the engine makes mid-request sends what is noted first,
- * so the database sees the engine's writes in its order. The batch lives on the request's Koa context, which the
+ * The writes of a token or authorization request, made at once. Redeeming a code or a refresh token, the engine
+ * consumes it, then saves the new tokens: three statements and three commits; an authorization saves the grant,
+ * the code and the session. In a request with an open batch the adapter only notes them (the engine reads back
+ * what it noted), and `commitWriteBatch` writes them in one statement once the engine has answered, before the
+ * answer leaves: the consume still decides (nothing is written when it lost), and a token or code the client
+ * receives is always stored. Any other write the engine makes mid-request sends what is noted first, so the
+ * database sees the engine's writes in its order. The batch lives on the request's Koa context, which the
  * adapter reaches through the engine (`Provider.ctx`).
  */
 import Provider, { errors } from 'oidc-provider';
@@ -13,8 +14,8 @@ import type { OidcPayload, Store } from '../store/contract.js';
 
 type Row = Omit<OidcPayload, 'consumed_at'>;
 
-/** What the token endpoint issues: new tokens are written once, never read back by another request before the answer. */
-export const BATCHED_MODELS = new Set(['AccessToken', 'RefreshToken', 'ClientCredentials']);
+/** What those requests write: nothing another request reads before the answer has left. */
+export const BATCHED_MODELS = new Set(['AccessToken', 'RefreshToken', 'ClientCredentials', 'AuthorizationCode', 'Grant', 'Session']);
 
 interface Batch {
   consume?: { model: string; id: string };

@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { createStore } from '../../src/store/store.js';
 import { PASSWORD, startOidcServer, type OidcTestServer } from '../helpers/oidc-server.js';
-import { CookieClient, httpSignIn, redeemCode } from '../helpers/http-client.js';
+import { CookieClient, httpSignIn, pkceRequest, redeemCode } from '../helpers/http-client.js';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const describePostgres = serverUrl ? describe : describe.skip;
@@ -19,6 +19,7 @@ describePostgres('database round trips per hot request (postgres)', () => {
   let recording = false;
   let idp: OidcTestServer;
   let tokens: { access_token: string; refresh_token: string };
+  let browser: CookieClient;
 
   beforeAll(async () => {
     const { url, drop } = await createPostgresDatabase();
@@ -27,7 +28,8 @@ describePostgres('database round trips per hot request (postgres)', () => {
     const db = { engine: 'postgres' as const, database, url, store: createStore(database.db), close: async () => { await database.close(); await drop(); } };
     idp = await startOidcServer('postgres', 'http://127.0.0.1:1/cb', [{ slug: 'wiki', access_group: 'staff' }], { db });
     const user = await idp.user({ groups: [await idp.groupUuid('staff')] });
-    const signIn = await httpSignIn(new CookieClient(), idp.apps.wiki!, idp.url, user.email, PASSWORD);
+    browser = new CookieClient();
+    const signIn = await httpSignIn(browser, idp.apps.wiki!, idp.url, user.email, PASSWORD);
     tokens = (await redeemCode(idp.apps.wiki!, idp.url, signIn)).body;
   });
   afterAll(async () => {
@@ -89,5 +91,28 @@ describePostgres('database round trips per hot request (postgres)', () => {
     } finally {
       await uncached.close();
     }
+  });
+
+  test('single sign-on: the authorization of a signed-in browser reads its session and writes grant, code and session in one statement; the code exchange reads code and grant and writes once', async () => {
+    const request = await pkceRequest(idp.apps.wiki!, idp.url);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    statements.length = 0;
+    recording = true;
+    const response = await browser.request(request.url.href);
+    recording = false;
+    const authorize = [...statements];
+    console.log(`authorize: ${authorize.length} statements\n  ${authorize.map((s) => s.replace(/\s+/g, ' ').slice(0, 160)).join('\n  ')}`);
+    expect(response.status).toBe(303);
+    expect(authorize).toHaveLength(2);
+    expect(authorize[1]).toMatch(/^\s*insert into oidc_payloads .* on conflict/s);
+    const callback = new URL(response.headers.get('location')!);
+    const { status, sql } = await recorded(() => fetch(`${idp.url}/application/o/token/`, {
+      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: idp.apps.wiki!.redirect_uri, code_verifier: request.verifier }).toString(),
+    }));
+    expect(status).toBe(200);
+    // The authorization saved the grant again (its lifetime restarts), so its notice emptied the cached grant.
+    expect(sql).toHaveLength(3);
+    expect(tokenLookups(sql)).toBe(2);
   });
 });
