@@ -1,12 +1,15 @@
 /**
- * What a request carries through every call it makes without passing it along: its id (for the log lines) and
- * its acting party (for the audit trail). One AsyncLocalStorage for both: on Node 20 each live storage adds hooks
+ * What a request carries through every call it makes without passing it along: its id (for the log lines), when
+ * it started (the read cache answers from memory only what no change committed before then could have altered)
+ * and its acting party (for the audit trail). One AsyncLocalStorage for both: on Node 20 each live storage adds hooks
  * that every promise of every request pays for, and the engine makes many.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 interface Scope {
   requestId?: string;
+  /** performance.now() when the request arrived. */
+  startedAt?: number;
   actor?: unknown;
 }
 

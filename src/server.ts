@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Middleware } from 'koa';
+import compose from 'koa-compose';
 import type { Logger } from 'pino';
 import type { Settings } from './settings/schema.js';
 import type { Store } from './store/contract.js';
@@ -57,15 +58,12 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
   app.use(measureRequests());
   app.use(securityHeaders(settings.issuer.base_url));
   app.use(renderErrors(logger.child({ component: 'http' })));
-  app.use(health.routes());
-  app.use(metricsRoute(settings));
-  app.use(landingRouter(settings, healthChecks).routes());
-  app.use(apiMiddleware(store, settings, limits, enqueue));
-  app.use(serveStatic());
-  app.use(serveAvatar);
-  app.use(signIn);
-  if (account) app.use(account);
-  app.use(oidc.dispatch);
+  const everythingElse = compose<Koa.Context>([
+    health.routes(), metricsRoute(settings), landingRouter(settings, healthChecks).routes(), apiMiddleware(store, settings, limits, enqueue),
+    serveStatic(), serveAvatar, signIn, ...(account ? [account] : []),
+  ] as Middleware[]);
+  // The protocol's paths belong to the providers alone: they skip the other routers' matching (the hot paths).
+  app.use((ctx, next) => (ctx.path.startsWith('/application/o/') ? oidc.dispatch(ctx, next) : everythingElse(ctx, () => oidc.dispatch(ctx, next))));
   return app;
 }
 

@@ -13,6 +13,7 @@ import type { Database, Engine } from './store/database.js';
 import { createReadCache } from './store/read-cache.js';
 import { withReadCache } from './store/cached-store.js';
 import { cacheListener, type Listening } from './store/change-feed.js';
+import { fromScope } from './request-scope.js';
 import { openRuntime } from './runtime.js';
 import { createLogger } from './observability/logger.js';
 import { startSweeping } from '../jobs/sweep-expired.js';
@@ -177,7 +178,8 @@ function withCachedReads(store: Store, database: Database | undefined, settings:
   const maxEntries = settings.database.cache_entries;
   if (!database?.listen || maxEntries === 0) return store;
   let listening: Listening | undefined;
-  const cache = createReadCache({ maxEntries, maxAgeMs: 10 * 60_000, fence: () => listening!.fence() });
+  // A request's hits need only the changes committed before it arrived: one fence serves all of them.
+  const cache = createReadCache({ maxEntries, maxAgeMs: 10 * 60_000, fence: () => listening!.fence(fromScope('startedAt')) });
   listening = database.listen(cacheListener(cache, logger));
   closers.push(listening.stop);
   return withReadCache(store, cache);

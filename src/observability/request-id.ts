@@ -14,6 +14,6 @@ export function assignRequestId() {
     const given = ctx.get('X-Request-Id');
     const requestId = ACCEPTED.test(given) ? given : randomUUID();
     ctx.set('X-Request-Id', requestId);
-    return withinScope({ requestId }, next);
+    return withinScope({ requestId, startedAt: performance.now() }, next);
   };
 }

@@ -28,9 +28,10 @@ export function logRequests(logger: Logger) {
     } catch (error) {
       const status = statusOf(error);
       if (status >= 500) logger.error({ ...line(), status, err: error }, 'request failed');
-      else logger.info({ ...line(), status }, 'request');
+      else if (logger.isLevelEnabled('info')) logger.info({ ...line(), status }, 'request');
       throw error;
     }
-    logger.info({ ...line(), status: ctx.status }, 'request');
+    // Nothing is built for a line that would not be written (log.level warn or above).
+    if (logger.isLevelEnabled('info')) logger.info({ ...line(), status: ctx.status }, 'request');
   };
 }

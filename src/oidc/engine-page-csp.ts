@@ -16,12 +16,16 @@ function onlyHashedScripts(policy: string): string {
   }).join('; ');
 }
 
+/** What the policy becomes when the engine added nothing (every JSON answer): computed once. */
+const WITHOUT_SCRIPTS = onlyHashedScripts(ENGINE_PAGE_CSP);
+
 export async function withEnginePagePolicy(ctx: Context, run: () => Promise<void>): Promise<void> {
   ctx.set('Content-Security-Policy', ENGINE_PAGE_CSP);
   try {
     await run();
   } finally {
     const policy = ctx.response.get('Content-Security-Policy');
-    if (/(^|;)\s*script-src 'self'/.test(policy)) ctx.set('Content-Security-Policy', onlyHashedScripts(policy));
+    if (policy === ENGINE_PAGE_CSP) ctx.set('Content-Security-Policy', WITHOUT_SCRIPTS);
+    else if (/(^|;)\s*script-src 'self'/.test(policy)) ctx.set('Content-Security-Policy', onlyHashedScripts(policy));
   }
 }

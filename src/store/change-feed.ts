@@ -30,8 +30,11 @@ export interface NoticeListener {
 }
 
 export interface Listening {
-  /** Resolves when every notice committed before the call has been handed to the listener; rejects when not listening. */
-  fence(): Promise<void>;
+  /**
+   * Resolves when every notice committed before `since` (performance.now(); default: the call) has been handed
+   * to the listener; rejects when not listening.
+   */
+  fence(since?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +59,7 @@ export function listenPostgres(url: string, listener: NoticeListener): Listening
       if (lost) return;
       lost = true;
       listening = undefined;
+      backSentAt = -Infinity;
       clearInterval(heartbeat);
       current.end().catch(() => {});
       if (stopped) return;
@@ -81,19 +85,36 @@ export function listenPostgres(url: string, listener: NoticeListener): Listening
     heartbeat.unref();
   }
 
-  /** One round trip on the listening connection; callers arriving while one is out share the next. */
-  function fence(): Promise<void> {
+  /**
+   * Resolves once a round trip on the listening connection sent at or after `since` (performance.now(), default:
+   * now) has come back. A round already back or out that qualifies is shared; otherwise callers share the next.
+   */
+  let inFlight: { sentAt: number; done: Promise<void> } | undefined;
+  let queued: Promise<void> | undefined;
+  let backSentAt = -Infinity;
+
+  function send(connection: pg.Client): Promise<void> {
+    const sentAt = performance.now();
+    const done: Promise<void> = connection.query('select 1').then(() => {
+      backSentAt = Math.max(backSentAt, sentAt);
+    }).finally(() => {
+      if (inFlight?.done === done) inFlight = undefined;
+    });
+    inFlight = { sentAt, done };
+    return done;
+  }
+
+  function fence(since = performance.now()): Promise<void> {
     const connection = listening;
     if (!connection) return Promise.reject(new Error('not listening for change notices'));
-    if (!round) {
-      round = connection.query('select 1').then(() => {}).finally(() => (round = undefined));
-      return round;
-    }
-    next ??= round.catch(() => {}).then(() => {
-      next = undefined;
-      return fence();
+    if (backSentAt >= since) return Promise.resolve();
+    if (!inFlight) return send(connection);
+    if (inFlight.sentAt >= since) return inFlight.done;
+    queued ??= inFlight.done.catch(() => {}).then(() => {
+      queued = undefined;
+      return inFlight?.done ?? fence();
     });
-    return next;
+    return queued;
   }
 
   void connect();

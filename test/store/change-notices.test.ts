@@ -162,7 +162,8 @@ describe.each(engines)('change notices (%s)', (engine) => {
       const user = await db.store.users.insert({ username: 'fence-ada', email: 'fence-ada@example.com', name: 'Ada' });
       for (let i = 0; i < 50; i += 1) {
         await db.store.users.update(user.id, { name: `Ada ${i}` }); // committed on a pool connection
-        await Promise.all([listening.fence(), listening.fence(), listening.fence()]); // shared by callers at the same time
+        const since = performance.now(); // as a request that arrived now: it needs every change committed before
+        await Promise.all([listening.fence(since), listening.fence(), listening.fence(since)]); // one round trip, shared
         expect(notices.filter((text) => text === `u:${user.uuid}`)).toHaveLength(i + 1);
       }
     } finally {
