@@ -80,10 +80,12 @@ function redisInfrastructure(settings: Settings): SignInInfrastructure {
   for (const client of [connection, counters]) client.on('error', () => {}); // they reconnect; readiness reports the outage
   const queue = mailQueue(connection, settings.redis.prefix);
   queue.on('error', () => {});
+  const limits = createRateLimits(settings, counters);
   return {
-    limits: createRateLimits(settings, counters),
+    limits,
     sendMail: enqueueMail(queue),
     async close() {
+      limits.close();
       await queue.close();
       connection.disconnect();
       counters.disconnect();

@@ -4,11 +4,14 @@
  * per process) instead of refusing everyone or letting everything through.
  *
  * Sign-in attempts are counted before they are checked, so parallel guesses cannot slip past a limit; a correct
- * password clears its account's counters. Other limits are checked first and count only failures.
+ * password clears its account's counters. Other limits are checked first and count only failures. The client
+ * authentication limit is checked on every token request: its blocks are announced to every replica
+ * (shared-blocks.ts), so the check is answered from memory.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import type { Settings } from '../settings/schema.js';
+import { sharedBlocks } from './shared-blocks.js';
 
 /**
  * account: failed passwords for one account from one address (a lock there locks out only that address);
@@ -28,6 +31,7 @@ export interface RateLimits {
   check(keys: Array<[LimitKind, string]>): Promise<LimitOutcome>;
   /** Forgets the counter (a correct password ends an account's run of failures). */
   reset(kind: LimitKind, key: string): Promise<void>;
+  close(): void;
 }
 
 /** Interaction counters outlive any sign-in (the engine's interactions last an hour). */
@@ -53,17 +57,22 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
     return [kind, limiter];
   })) as Record<LimitKind, RateLimiterAbstract>;
 
-  const refusal = (kind: LimitKind, res: RateLimiterRes): LimitOutcome =>
+  const refusal = (kind: LimitKind, res: { msBeforeNext: number }): LimitOutcome =>
     ({ allowed: false, kind, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) });
+  // Checked on every token request, over its limit almost never: its blocks are announced instead of read.
+  const announced = redis ? sharedBlocks(redis, `${settings.redis.prefix}:rl:blocks`, options.client_auth.duration * 1000) : undefined;
+  const announces = (kind: LimitKind) => announced && kind === 'client_auth';
 
   return {
     async attempt(keys) {
       let refused: LimitOutcome | undefined;
       for (const [kind, key] of keys) {
         try {
-          await limiters[kind].consume(key.toLowerCase());
+          const res = await limiters[kind].consume(key.toLowerCase());
+          if (announces(kind) && res.remainingPoints === 0) announced!.announce(key.toLowerCase(), res.msBeforeNext);
         } catch (error) {
           if (!(error instanceof RateLimiterRes)) throw error;
+          if (announces(kind)) announced!.announce(key.toLowerCase(), error.msBeforeNext);
           refused ??= refusal(kind, error);
         }
       }
@@ -71,6 +80,11 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
     },
     async check(keys) {
       for (const [kind, key] of keys) {
+        const knownMs = announces(kind) ? announced!.remainingMs(key.toLowerCase()) : undefined;
+        if (knownMs !== undefined) {
+          if (knownMs > 0) return refusal(kind, { msBeforeNext: knownMs });
+          continue;
+        }
         const res = await limiters[kind].get(key.toLowerCase());
         if (res && res.consumedPoints >= options[kind].points) return refusal(kind, res);
       }
@@ -78,6 +92,9 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
     },
     async reset(kind, key) {
       await limiters[kind].delete(key.toLowerCase());
+    },
+    close() {
+      announced?.close();
     },
   };
 }

@@ -1,0 +1,55 @@
+/**
+ * Blocks every replica hears of the moment one of them sets one, so checking a counter that is rarely over its
+ * limit costs no Redis round trip. The replica whose failure uses up a limit publishes the block (Redis pub/sub);
+ * every replica keeps the blocks it heard in memory. What it cannot vouch for it does not answer: until it has
+ * been subscribed for a whole window (after starting, after a lost connection) blocks set meanwhile could be
+ * unknown to it, so the caller asks Redis, as without this.
+ */
+import type { Redis } from 'ioredis';
+
+export interface SharedBlocks {
+  /** Milliseconds left of a block on `key` (0: none); undefined when this replica cannot vouch: ask Redis. */
+  remainingMs(key: string): number | undefined;
+  /** Blocks `key` for `ms` on every replica. */
+  announce(key: string, ms: number): void;
+  close(): void;
+}
+
+export function sharedBlocks(redis: Redis, channel: string, windowMs: number): SharedBlocks {
+  const blocked = new Map<string, number>();
+  let subscribedAt = Infinity;
+  const subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+  subscriber.on('error', () => {}); // it reconnects; meanwhile checks ask Redis
+  subscriber.on('close', () => (subscribedAt = Infinity));
+  subscriber.on('ready', () => {
+    subscriber.subscribe(channel).then(() => (subscribedAt = Date.now()), () => {});
+  });
+  subscriber.on('message', (_channel: string, message: string) => {
+    const { key, ms } = JSON.parse(message) as { key: string; ms: number };
+    block(key, ms);
+  });
+
+  function block(key: string, ms: number) {
+    const until = Date.now() + ms;
+    if ((blocked.get(key) ?? 0) < until) blocked.set(key, until);
+    if (blocked.size > 10_000) for (const [name, end] of blocked) if (end <= Date.now()) blocked.delete(name);
+  }
+
+  return {
+    remainingMs(key) {
+      if (Date.now() - subscribedAt < windowMs) return undefined;
+      const until = blocked.get(key);
+      if (until === undefined) return 0;
+      if (until > Date.now()) return until - Date.now();
+      blocked.delete(key);
+      return 0;
+    },
+    announce(key, ms) {
+      block(key, ms);
+      redis.publish(channel, JSON.stringify({ key, ms })).catch(() => {});
+    },
+    close() {
+      subscriber.disconnect();
+    },
+  };
+}
