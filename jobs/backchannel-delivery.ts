@@ -15,7 +15,7 @@ export function backchannelProcessor(store: Store, settings: Settings, sign: Sig
   const apps = new Map(settings.applications.map((app) => [app.slug, app]));
 
   return async function deliverBackchannel(job: Job<DeliveryJob>): Promise<void> {
-    const found = await store.events.findDeliveryWithEvent(job.data.deliveryId);
+    const found = (await store.events.findDeliveriesWithEvents([job.data.deliveryId])).get(job.data.deliveryId);
     if (!found || found.delivery.status === 'delivered') return;
     const { delivery, event } = found;
     const logout = event ? readBackchannelLogout(event.type, event.body) : undefined;

@@ -8,10 +8,12 @@
 import type { Job } from 'bullmq';
 import type { Settings } from '../src/settings/schema.js';
 import type { Store } from '../src/store/contract.js';
+import type { AttemptOutcome } from '../src/store/events-contract.js';
 import type { DeliveryJob } from '../src/queue/queues.js';
 import { postWithTimeout } from './http-attempt.js';
 import { abandonDelivery, positionOf, settleAttempt } from './settle-attempt.js';
 import { activeSecrets, webhookHeaders } from './sign-webhook.js';
+import { batchCalls } from './batch-calls.js';
 
 export const GONE_REASON = 'the receiver answered 410 Gone';
 
@@ -33,13 +35,37 @@ function keptFor<T>(ms: number, read: () => Promise<T>): { get(): Promise<T>; fo
   };
 }
 
-export function webhookProcessor(store: Store, settings: Settings) {
+/** The store with the reads and attempt logs of deliveries running at the same moment made together. */
+export function batchedDeliveries(store: Store): Store {
+  const findOne = batchCalls(async (ids: string[]) => {
+    const found = await store.events.findDeliveriesWithEvents(ids);
+    return ids.map((id) => found.get(id));
+  });
+  const recordOne = batchCalls(async (attempts: Array<{ deliveryId: string; outcome: AttemptOutcome }>) => {
+    await store.events.recordAttempts(attempts);
+    return attempts.map(() => undefined);
+  });
+  return {
+    ...store,
+    events: {
+      ...store.events,
+      findDeliveriesWithEvents: async (ids) => {
+        const rows = await Promise.all(ids.map(findOne));
+        return new Map(rows.flatMap((row) => (row ? [[row.delivery.id, row] as const] : [])));
+      },
+      recordAttempt: (deliveryId, outcome) => recordOne({ deliveryId, outcome }),
+    },
+  };
+}
+
+export function webhookProcessor(unbatched: Store, settings: Settings) {
+  const store = batchedDeliveries(unbatched);
   const apps = new Map(settings.applications.map((app) => [app.slug, app]));
   // Receivers are disabled by a 410 and enabled by an operator, rarely: one read a second per process, not one per attempt.
   const disabledReceivers = keptFor(1000, () => store.events.disabledEndpoints());
 
   return async function deliverWebhook(job: Job<DeliveryJob>): Promise<void> {
-    const found = await store.events.findDeliveryWithEvent(job.data.deliveryId);
+    const found = (await store.events.findDeliveriesWithEvents([job.data.deliveryId])).get(job.data.deliveryId);
     if (!found || found.delivery.status === 'delivered') return;
     const { delivery, event } = found;
     const webhook = apps.get(delivery.app)?.webhook;

@@ -53,12 +53,17 @@ export interface EventsRepository {
   /** ensureDelivery for many at once (a relay batch): the rows in the order asked, created where missing. */
   ensureDeliveries(deliveries: NewDelivery[]): Promise<DeliveryRow[]>;
   findDelivery(id: string): Promise<DeliveryRow | undefined>;
-  /** The delivery and its event in one round trip (a worker's first read); event undefined when it is gone. */
-  findDeliveryWithEvent(id: string): Promise<{ delivery: DeliveryRow; event: OutboxRow | undefined } | undefined>;
+  /**
+   * The deliveries and their events in one round trip (the workers' first read, for every job starting at the
+   * same moment), by id; an unknown id is absent, an event that is gone undefined.
+   */
+  findDeliveriesWithEvents(ids: string[]): Promise<Map<string, { delivery: DeliveryRow; event: OutboxRow | undefined }>>;
   /** Pending deliveries untouched since `before` (their job may have been lost with Redis); touches them. */
   claimStalePending(before: Date, limit: number): Promise<DeliveryRow[]>;
   /** Logs an attempt and moves the delivery to `outcome.status`, atomically. */
   recordAttempt(deliveryId: string, outcome: AttemptOutcome): Promise<void>;
+  /** recordAttempt for several deliveries in one statement (attempts ending at the same moment). */
+  recordAttempts(attempts: Array<{ deliveryId: string; outcome: AttemptOutcome }>): Promise<void>;
   /** Newest first. */
   listDeliveries(filter: { status?: DeliveryStatus; app?: string }, page: Page): Promise<Slice<DeliveryRow>>;
   attemptsOf(deliveryIds: string[]): Promise<Map<string, DeliveryAttemptRow[]>>;

@@ -1,6 +1,7 @@
 /** The transactional outbox and the delivery log (events-contract.ts): leased claims, one delivery per (event, app, kind), attempts. */
 import { sql, type Kysely } from 'kysely';
-import type { DeliveryRow, EventsRepository, NewDelivery, OutboxRow } from './events-contract.js';
+import type { AttemptOutcome, DeliveryRow, EventsRepository, NewDelivery, OutboxRow } from './events-contract.js';
+import { UUID } from '../uuid.js';
 import type { Tables } from './tables.js';
 import { collect } from './collect.js';
 
@@ -18,7 +19,7 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
     return deliveries.map((delivery) => byKey.get(`${delivery.event_id}|${delivery.app}|${delivery.kind}`)!);
   }
 
-  return {
+  const repository: EventsRepository = {
     async append(event) {
       await db.insertInto('outbox').values({
         id: event.id, type: event.type, body: event.body, user_uuid: event.user_uuid ?? null,
@@ -64,31 +65,46 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
 
     findDelivery: (id) => db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst(),
 
-    async findDeliveryWithEvent(id) {
-      const row = await db.selectFrom('deliveries').leftJoin('outbox', 'outbox.id', 'deliveries.event_id')
+    async findDeliveriesWithEvents(ids) {
+      const found = new Map<string, { delivery: DeliveryRow; event: OutboxRow | undefined }>();
+      const valid = ids.filter((id) => UUID.test(id));
+      if (!valid.length) return found;
+      const rows = await db.selectFrom('deliveries').leftJoin('outbox', 'outbox.id', 'deliveries.event_id')
         .selectAll('deliveries')
         .select(['outbox.id as o_id', 'outbox.type as o_type', 'outbox.body as o_body', 'outbox.user_uuid as o_user_uuid', 'outbox.user_groups as o_user_groups',
           'outbox.group_name as o_group_name', 'outbox.created_at as o_created_at', 'outbox.claimed_until as o_claimed_until', 'outbox.dispatched_at as o_dispatched_at',
           sql<string>`outbox.seq::text`.as('o_seq')])
-        .where('deliveries.id', '=', id).executeTakeFirst();
-      if (!row) return undefined;
-      const { o_id, o_type, o_body, o_user_uuid, o_user_groups, o_group_name, o_created_at, o_claimed_until, o_dispatched_at, o_seq, ...delivery } = row;
-      const event = o_id ? {
-        id: o_id, type: o_type!, body: o_body!, user_uuid: o_user_uuid ?? null, user_groups: o_user_groups ?? [], group_name: o_group_name ?? null,
-        created_at: o_created_at!, claimed_until: o_claimed_until ?? null, dispatched_at: o_dispatched_at ?? null, seq: o_seq,
-      } as OutboxRow : undefined;
-      return { delivery, event };
+        .where('deliveries.id', 'in', valid).execute();
+      for (const row of rows) {
+        const { o_id, o_type, o_body, o_user_uuid, o_user_groups, o_group_name, o_created_at, o_claimed_until, o_dispatched_at, o_seq, ...delivery } = row;
+        const event = o_id ? {
+          id: o_id, type: o_type!, body: o_body!, user_uuid: o_user_uuid ?? null, user_groups: o_user_groups ?? [], group_name: o_group_name ?? null,
+          created_at: o_created_at!, claimed_until: o_claimed_until ?? null, dispatched_at: o_dispatched_at ?? null, seq: o_seq,
+        } as OutboxRow : undefined;
+        found.set(delivery.id, { delivery, event });
+      }
+      return found;
     },
 
-    async recordAttempt(deliveryId, outcome) {
-      // One statement (a data-modifying CTE): atomic by itself, one round trip per attempt, and inside the
-      // caller's transaction when there is one, so the attempt rolls back with it.
-      await db.with('logged', (qb) => qb.insertInto('delivery_attempts').values({
-        delivery_id: deliveryId, attempt: outcome.attempt, status_code: outcome.status_code, error: outcome.error, duration_ms: outcome.duration_ms,
-      }))
-        .updateTable('deliveries').set({
-          status: outcome.status, attempts: sql`attempts + 1`, last_status_code: outcome.status_code, last_error: outcome.error, updated_at: sql`now()`,
-        }).where('id', '=', deliveryId).execute();
+    recordAttempt: (deliveryId, outcome) => repository.recordAttempts([{ deliveryId, outcome }]),
+
+    async recordAttempts(attempts) {
+      if (!attempts.length) return;
+      // One statement (data-modifying CTEs): atomic by itself, one round trip for all of them, and inside the
+      // caller's transaction when there is one, so the attempts roll back with it.
+      const column = <T>(pick: (outcome: AttemptOutcome & { deliveryId: string }) => T) => attempts.map(({ deliveryId, outcome }) => pick({ ...outcome, deliveryId }));
+      await sql`
+        with input as (
+          select * from unnest(${column((a) => a.deliveryId)}::uuid[], ${column((a) => a.attempt)}::int[], ${column((a) => a.status_code)}::int[],
+            ${column((a) => a.error)}::text[], ${column((a) => a.duration_ms)}::int[], ${column((a) => a.status)}::text[])
+            as t (delivery_id, attempt, status_code, error, duration_ms, status)
+        ), logged as (
+          insert into delivery_attempts (delivery_id, attempt, status_code, error, duration_ms)
+          select delivery_id, attempt, status_code, error, duration_ms from input
+        )
+        update deliveries set status = input.status, attempts = deliveries.attempts + 1, last_status_code = input.status_code,
+          last_error = input.error, updated_at = now()
+        from input where deliveries.id = input.delivery_id`.execute(db);
     },
 
     async listDeliveries(filter, page) {
@@ -134,4 +150,5 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
       return result.numDeletedRows > 0n;
     },
   };
+  return repository;
 }

@@ -208,12 +208,31 @@ export function runEventsConformance(open: Open, backend: Backend): void {
         expect(await store.events.findDelivery(randomUUID())).toBeUndefined();
       });
 
-      test('findDeliveryWithEvent: the delivery and its event as find() returns it, in one read', async () => {
+      test('findDeliveriesWithEvents: the deliveries and their events as find() returns them, in one read', async () => {
         const event = newEvent();
         await store.events.append(event);
         const delivery = await store.events.ensureDelivery({ event_id: event.id, app: 'joined', kind: 'webhook', target: 'https://joined/hook' });
-        await expect(store.events.findDeliveryWithEvent(delivery.id)).resolves.toEqual({ delivery, event: await store.events.find(event.id) });
-        await expect(store.events.findDeliveryWithEvent(randomUUID())).resolves.toBeUndefined();
+        await expect(store.events.findDeliveriesWithEvents([delivery.id])).resolves.toEqual(new Map([[delivery.id, { delivery, event: await store.events.find(event.id) }]]));
+        await expect(store.events.findDeliveriesWithEvents([randomUUID(), 'not-a-uuid'])).resolves.toEqual(new Map());
+      });
+
+      test('recordAttempts: several deliveries\' attempts in one statement, each logged and moved to its state', async () => {
+        const event = newEvent();
+        await store.events.append(event);
+        const [a, b] = await store.events.ensureDeliveries([
+          { event_id: event.id, app: 'batch-a', kind: 'webhook', target: 'https://a/hook' },
+          { event_id: event.id, app: 'batch-b', kind: 'webhook', target: 'https://b/hook' },
+        ]);
+        await store.events.recordAttempts([
+          { deliveryId: a!.id, outcome: { attempt: 1, status_code: 204, error: null, duration_ms: 4, status: 'delivered' } },
+          { deliveryId: b!.id, outcome: { attempt: 1, status_code: null, error: 'ECONNREFUSED', duration_ms: 1, status: 'pending' } },
+        ]);
+        expect(await store.events.findDelivery(a!.id)).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 204, last_error: null });
+        expect(await store.events.findDelivery(b!.id)).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null, last_error: 'ECONNREFUSED' });
+        const logged = await store.events.attemptsOf([a!.id, b!.id]);
+        expect(logged.get(a!.id)).toMatchObject([{ attempt: 1, status_code: 204, duration_ms: 4 }]);
+        expect(logged.get(b!.id)).toMatchObject([{ attempt: 1, error: 'ECONNREFUSED' }]);
+        await store.events.recordAttempts([]);
       });
 
       test('ensureDeliveries: many at once, in the order asked; existing ones come back as they are, with their attempts', async () => {
