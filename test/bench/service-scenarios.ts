@@ -63,7 +63,7 @@ async function searchLatency(url: string, token: string, users: number, seconds:
   return { list, search };
 }
 
-async function webhookRate(): Promise<{ rate: number; received: number; seconds: number }> {
+export async function webhookRate(): Promise<{ rate: number; received: number; seconds: number }> {
   let received = 0;
   let first = 0;
   let last = 0;
