@@ -67,7 +67,18 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     lockById: (id) => db.selectFrom('users').select(columns).where('id', '=', id).forUpdate().executeTakeFirst(),
 
     async list(filter: UserFilter, page: Page): Promise<Slice<UserRow>> {
-      // The count and the page are independent reads: asked together, a search waits for the slower, not both.
+      if (filter.search) {
+        // A search reads its matches once, through the trigram indexes (materialized: with the page's ORDER BY id
+        // LIMIT the planner would walk the primary key instead, through the whole table for a rare term), and
+        // counts and pages them in the same statement.
+        const rows = await db.with((cte) => cte('matched').materialized(), () => filtered(filter).select(columns))
+          .selectFrom('matched').selectAll()
+          .select(sql<number>`(select count(*) from matched)::int`.as('total'))
+          .orderBy('id').offset(page.offset).limit(page.limit).execute();
+        if (rows.length) return { total: rows[0]!.total, rows: rows.map(({ total: _total, ...row }) => row as UserRow) };
+        if (!page.offset) return { total: 0, rows: [] };
+      }
+      // The count and the page are independent reads: asked together, a list waits for the slower, not both.
       const [[{ total }], rows] = await Promise.all([
         filtered(filter).select(sql<number>`count(*)::int`.as('total')).execute(),
         filtered(filter).select(columns).orderBy('id').offset(page.offset).limit(page.limit).execute(),
