@@ -61,7 +61,7 @@ export async function commitWriteBatch(store: Store, ctx: Context | undefined = 
   const { consume, rows } = batch;
   batch.consume = undefined;
   batch.rows = new Map();
-  if (!(await store.oidcPayloads.redeem(consume, [...rows.values()], new Date()))) throw new errors.InvalidGrant('grant already used');
+  if (!(await store.oidcPayloads.redeem(consume, [...rows.values()], new Date())).won) throw new errors.InvalidGrant('grant already used');
 }
 
 /** Forgets what is noted: the engine refused the request, so nothing it noted was issued. */

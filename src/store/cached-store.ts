@@ -1,13 +1,13 @@
 /**
- * A replica's store with its read cache in front of the reads every token request makes: access tokens, grants
- * and client-credentials tokens by id, users with their groups by uuid. Everything else, and everything inside a
+ * A replica's store with its read cache in front of the reads every token request makes: tokens, codes and
+ * grants by id, users with their groups by uuid; the tokens and codes it has just issued are kept as written. Everything else, and everything inside a
  * transaction, reads the database. What keeps the cache true is the database's change notices (migration 0008,
  * src/store/change-feed.ts); these models are the ones its trigger announces.
  */
 import type { OidcPayload, Store, UserRow } from './contract.js';
 import type { Keeping, ReadCache } from './read-cache.js';
 
-export const CACHED_MODELS = new Set(['AccessToken', 'ClientCredentials', 'Grant']);
+export const CACHED_MODELS = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Grant']);
 
 const expiryOf = (row: OidcPayload) => row.expires_at?.getTime();
 
@@ -37,6 +37,17 @@ export function withReadCache(store: Store, cache: ReadCache): Store {
     ...store,
     oidcPayloads: {
       ...oidcPayloads,
+      // What this replica issues it keeps: the next request with it (UserInfo, the refresh, the code exchange)
+      // usually comes back here, and then reads nothing.
+      async redeem(consume, rows, now) {
+        const redeemed = await oidcPayloads.redeem(consume, rows, now);
+        const created = new Set(redeemed.inserted.map(({ model, id }) => `p:${model}:${id}`));
+        for (const row of rows) {
+          const key = `p:${row.model}:${row.id}`;
+          if (CACHED_MODELS.has(row.model) && created.has(key)) cache.keepCreated(key, { ...row, consumed_at: null }, { keeping: payloads, expiresAt: expiryOf });
+        }
+        return redeemed;
+      },
       find: (model, id, now) => (CACHED_MODELS.has(model)
         ? cache.read(`p:${model}:${id}`, () => oidcPayloads.find(model, id, now), { keeping: payloads, expiresAt: expiryOf })
         : oidcPayloads.find(model, id, now)),

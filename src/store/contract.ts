@@ -103,6 +103,11 @@ export interface ApiTokensRepository {
 /** One oidc-provider payload (code, token, session, grant, interaction…) as the adapter stores it. */
 export type OidcPayload = Omit<Selectable<OidcPayloadsTable>, 'payload'> & { payload: Record<string, unknown> };
 
+export interface Redeemed {
+  won: boolean;
+  inserted: Array<{ model: string; id: string }>;
+}
+
 export interface OidcPayloadsRepository {
   /** Inserts or replaces the payload of (model, id); the indexed columns follow the payload. */
   upsert(row: Omit<OidcPayload, 'consumed_at'>): Promise<void>;
@@ -116,10 +121,11 @@ export interface OidcPayloadsRepository {
    */
   consume(model: string, id: string, now: Date): Promise<boolean>;
   /**
-   * A token request's writes in one statement (one commit): consume `consume` as `consume()` does, and only
-   * when that wins, upsert `rows`. Returns false, having written nothing, when the consume lost.
+   * A token or authorization request's writes in one statement (one commit): consume `consume` as `consume()`
+   * does, and only when that wins, upsert `rows`. `won` is false, nothing written, when the consume lost;
+   * `inserted` names the rows that did not exist before.
    */
-  redeem(consume: { model: string; id: string } | undefined, rows: Array<Omit<OidcPayload, 'consumed_at'>>, now: Date): Promise<boolean>;
+  redeem(consume: { model: string; id: string } | undefined, rows: Array<Omit<OidcPayload, 'consumed_at'>>, now: Date): Promise<Redeemed>;
   destroy(model: string, id: string): Promise<void>;
   /**
    * Deletes the grant's codes and tokens (AccessToken, AuthorizationCode, RefreshToken, DeviceCode,

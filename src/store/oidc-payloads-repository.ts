@@ -46,21 +46,22 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
     },
 
     async redeem(consume, rows, now) {
-      if (consume && !isStorableText(consume.id)) return false;
-      if (!rows.length) return consume ? repository.consume(consume.model, consume.id, now) : true;
+      if (consume && !isStorableText(consume.id)) return { won: false, inserted: [] };
+      if (!rows.length) return { won: consume ? await repository.consume(consume.model, consume.id, now) : true, inserted: [] };
       const values = sql.join(rows.map((row) => sql`(${row.model}, ${row.id}, ${JSON.stringify(row.payload)}::jsonb, ${row.grant_id}, ${row.user_code},
         ${row.uid}, ${row.account_id}, ${row.client_id}, ${row.expires_at}::timestamptz)`));
       const consumed = consume
         ? sql`with consumed as (update oidc_payloads set consumed_at = ${now} where model = ${consume.model} and id = ${consume.id} and consumed_at is null returning id)`
         : sql``;
-      const { rows: written } = await sql<{ id: string }>`${consumed}
+      // xmax is 0 on a row this statement inserted (an upsert that updated one has its own transaction id there).
+      const { rows: written } = await sql<{ model: string; id: string; inserted: boolean }>`${consumed}
         insert into oidc_payloads (model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at)
         select * from (values ${values}) as v (model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at)
         ${consume ? sql`where exists (select from consumed)` : sql``}
         on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id, user_code = excluded.user_code,
           uid = excluded.uid, account_id = excluded.account_id, client_id = excluded.client_id, expires_at = excluded.expires_at
-        returning id`.execute(db);
-      return written.length > 0;
+        returning model, id, (xmax = 0) as inserted`.execute(db);
+      return { won: written.length > 0, inserted: written.filter((row) => row.inserted).map(({ model, id }) => ({ model, id })) };
     },
 
     async destroy(model, id) {

@@ -19,6 +19,11 @@ const asItIs: Keeping<any> = { keep: (value) => value, give: (kept) => kept };
 export interface ReadCache {
   /** The cached value of `key`, or `load()`'s answer (kept when it is defined and no notice raced it). */
   read<T>(key: string, load: () => Promise<T | undefined>, how?: { keeping?: Keeping<T>; expiresAt?: (value: T) => number | undefined }): Promise<T | undefined>;
+  /**
+   * Keeps `value` under `key` without reading it: a row this replica has just created, which nobody else knew
+   * before its creation committed (the notice of any later change forgets it, as for any entry).
+   */
+  keepCreated<T>(key: string, value: T, how?: { keeping?: Keeping<T>; expiresAt?: (value: T) => number | undefined }): void;
   /** A change notice: forget `key`. */
   forget(key: string): void;
   /** Forget every key starting with `prefix` ('' for all). */
@@ -95,6 +100,14 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
       if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!);
       entries.set(key, { value: keeping.keep(value), expiresAt: until });
       return value;
+    },
+
+    keepCreated<T>(key: string, value: T, how: { keeping?: Keeping<T>; expiresAt?: (value: T) => number | undefined } = {}) {
+      if (!live || options.maxEntries === 0 || inFlight.has(key)) return;
+      const until = Math.min(how.expiresAt?.(value) ?? Infinity, Date.now() + options.maxAgeMs);
+      if (until <= Date.now()) return;
+      if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(key, { value: (how.keeping ?? asItIs).keep(value), expiresAt: until });
     },
 
     forget(key) {

@@ -57,7 +57,7 @@ describe.each(engines)('change notices (%s)', (engine) => {
     return notices.filter((text) => text !== marker);
   }
 
-  test('engine rows: an update or a delete of a live token or grant names it; inserts, expired rows and uncached models say nothing', async () => {
+  test('engine rows: an update (a consume too) or a delete of a live token, code or grant names it; inserts, expired rows and uncached models say nothing', async () => {
     expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('AccessToken', 'at-1', { grant_id: 'g-1' })))).toEqual([]);
     expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Grant', 'g-1')))).toEqual([]);
     expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Grant', 'g-1', { payload: { changed: true } })))).toEqual(['p:Grant:g-1']);
@@ -70,7 +70,13 @@ describe.each(engines)('change notices (%s)', (engine) => {
     expect(await noticesOf(() => db.store.oidcPayloads.destroy('ClientCredentials', 'cc-1'))).toEqual(['p:ClientCredentials:cc-1']);
 
     await db.store.oidcPayloads.upsert(payload('RefreshToken', 'rt-1'));
-    expect(await noticesOf(() => db.store.oidcPayloads.consume('RefreshToken', 'rt-1', new Date()))).toEqual([]);
+    expect(await noticesOf(() => db.store.oidcPayloads.consume('RefreshToken', 'rt-1', new Date()))).toEqual(['p:RefreshToken:rt-1']);
+    await db.store.oidcPayloads.upsert(payload('AuthorizationCode', 'code-1'));
+    expect(await noticesOf(() => db.store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'code-1' }, [payload('AccessToken', 'at-3')], new Date())))
+      .toEqual(['p:AuthorizationCode:code-1']);
+    await db.store.oidcPayloads.upsert(payload('Session', 'sess-1'));
+    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Session', 'sess-1', { payload: { changed: true } })))).toEqual([]);
+    expect(await noticesOf(() => db.store.oidcPayloads.destroy('Session', 'sess-1'))).toEqual([]);
     await db.store.oidcPayloads.upsert(payload('AccessToken', 'at-old', { expires_at: new Date(Date.now() - 1000) }));
     expect(await noticesOf(() => db.store.sweepExpired(new Date()))).toEqual([]);
   });

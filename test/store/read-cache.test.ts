@@ -107,3 +107,18 @@ test('each caller gets its own value from the kept form: a change by one never r
   second!.scopes.push('admin');
   expect(await cache.read('p:Grant:1', async () => undefined, { keeping })).toEqual({ scopes: ['openid'] });
 });
+
+test('a row this replica created is kept without a read, only while live, and a notice forgets it like any entry', async () => {
+  const cache = createReadCache({ maxEntries: 10, maxAgeMs: 60_000 });
+  cache.keepCreated('p:AccessToken:1', 'issued');
+  expect(cache.size).toBe(0); // not live: nothing kept
+  cache.setLive(true);
+  cache.keepCreated('p:AccessToken:1', 'issued', { expiresAt: () => Date.now() + 60_000 });
+  const load = counting('from the database');
+  expect(await cache.read('p:AccessToken:1', load)).toBe('issued');
+  expect(load.calls).toBe(0);
+  cache.forget('p:AccessToken:1');
+  expect(await cache.read('p:AccessToken:1', load)).toBe('from the database');
+  cache.keepCreated('p:AccessToken:2', 'already over', { expiresAt: () => Date.now() - 1 });
+  expect(await cache.read('p:AccessToken:2', load)).toBe('from the database');
+});

@@ -2,7 +2,7 @@
  * Change notices for the replicas' read caches (src/store/read-cache.ts): the database itself announces, in the
  * transaction that makes it, every change a cached row could go stale by, on the channel `idp_changes`. Triggers
  * catch every writer — the engine, the API, the CLI, another replica — with no code path to forget.
- *   p:<model>:<id>  an engine row (token, grant) was updated or deleted before it expired
+ *   p:<model>:<id>  an engine row (token, code, grant) was updated — consumed, too — or deleted before it expired
  *   u:<uuid>        a user changed, or joined or left a group
  *   *               a group was renamed or deleted: forget every user
  * Inserts need no notice: nothing can be cached under a key that did not exist.
@@ -18,7 +18,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     end $$`.execute(db);
   await sql`
     create trigger oidc_payloads_changed after update or delete on oidc_payloads for each row
-    when (old.model in ('AccessToken', 'ClientCredentials', 'Grant') and (old.expires_at is null or old.expires_at > now()))
+    when (old.model in ('AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Grant')
+      and (old.expires_at is null or old.expires_at > now()))
     execute function idp_notice_payload()`.execute(db);
 
   await sql`

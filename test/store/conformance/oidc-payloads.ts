@@ -67,30 +67,36 @@ export function runOidcPayloadsConformance(open: Open): void {
     test('redeem: the consume and the new rows in one step; a lost consume writes nothing', async () => {
       await store.oidcPayloads.upsert(row('red-code'));
       const issued = [row('red-at', { model: 'AccessToken', grant_id: 'g-red' }), row('red-rt', { model: 'RefreshToken', grant_id: 'g-red', account_id: 'acc' })];
-      expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-code' }, issued, new Date())).toBe(true);
+      expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-code' }, issued, new Date())).toEqual({
+        won: true, inserted: [{ model: 'AccessToken', id: 'red-at' }, { model: 'RefreshToken', id: 'red-rt' }],
+      });
       expect((await store.oidcPayloads.find('AuthorizationCode', 'red-code', new Date()))?.consumed_at).toBeInstanceOf(Date);
       expect(await store.oidcPayloads.find('AccessToken', 'red-at', new Date())).toMatchObject({ payload: { jti: 'red-at' }, grant_id: 'g-red' });
       expect(await store.oidcPayloads.find('RefreshToken', 'red-rt', new Date())).toMatchObject({ account_id: 'acc', consumed_at: null });
 
       const again = [row('red-at-2', { model: 'AccessToken' })];
-      expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-code' }, again, new Date())).toBe(false);
+      expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-code' }, again, new Date())).toEqual({ won: false, inserted: [] });
       expect(await store.oidcPayloads.find('AccessToken', 'red-at-2', new Date())).toBeUndefined();
-      expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'no-such-code' }, again, new Date())).toBe(false);
+      expect((await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'no-such-code' }, again, new Date())).won).toBe(false);
       expect(await store.oidcPayloads.find('AccessToken', 'red-at-2', new Date())).toBeUndefined();
-      expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'a\u0000b' }, again, new Date())).toBe(false);
+      expect((await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'a\u0000b' }, again, new Date())).won).toBe(false);
 
       // Without a consume the rows are upserted (a client-credentials token); a consume alone is consume().
-      expect(await store.oidcPayloads.redeem(undefined, [row('red-cc', { model: 'ClientCredentials', payload: { v: 1 } })], new Date())).toBe(true);
-      expect(await store.oidcPayloads.redeem(undefined, [row('red-cc', { model: 'ClientCredentials', payload: { v: 2 } })], new Date())).toBe(true);
+      expect(await store.oidcPayloads.redeem(undefined, [row('red-cc', { model: 'ClientCredentials', payload: { v: 1 } })], new Date())).toEqual({
+        won: true, inserted: [{ model: 'ClientCredentials', id: 'red-cc' }],
+      });
+      // The second write of one row replaces it, and is no insert.
+      expect(await store.oidcPayloads.redeem(undefined, [row('red-cc', { model: 'ClientCredentials', payload: { v: 2 } })], new Date())).toEqual({ won: true, inserted: [] });
       expect((await store.oidcPayloads.find('ClientCredentials', 'red-cc', new Date()))?.payload).toEqual({ v: 2 });
       await store.oidcPayloads.upsert(row('red-alone'));
-      expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-alone' }, [], new Date())).toBe(true);
-      expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-alone' }, [], new Date())).toBe(false);
+      expect((await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-alone' }, [], new Date())).won).toBe(true);
+      expect((await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-alone' }, [], new Date())).won).toBe(false);
     });
 
     test('concurrent redeems of one code: exactly one writes its tokens', async () => {
       await store.oidcPayloads.upsert(row('red-race'));
-      const results = await race(8, (i) => store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-race' }, [row(`red-race-at-${i}`, { model: 'AccessToken' })], new Date()));
+      const results = (await race(8, (i) => store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-race' }, [row(`red-race-at-${i}`, { model: 'AccessToken' })], new Date())))
+        .map((redeemed) => redeemed.won);
       expect(results.filter(Boolean)).toHaveLength(1);
       const written = await Promise.all(results.map((_, i) => store.oidcPayloads.find('AccessToken', `red-race-at-${i}`, new Date())));
       expect(written.filter(Boolean)).toHaveLength(1);
