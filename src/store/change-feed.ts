@@ -88,27 +88,34 @@ export function listenPostgres(url: string, listener: NoticeListener): Listening
   /**
    * Resolves once a round trip on the listening connection sent at or after `since` (performance.now(), default:
    * now) has come back. A round already back or out that qualifies is shared; otherwise callers share the next.
+   * A round leaves at the end of the event loop's turn, so every request reaching a cache hit in that turn joins it.
    */
   let inFlight: { sentAt: number; done: Promise<void> } | undefined;
   let queued: Promise<void> | undefined;
   let backSentAt = -Infinity;
 
-  function send(connection: pg.Client): Promise<void> {
-    const sentAt = performance.now();
-    const done: Promise<void> = connection.query('select 1').then(() => {
-      backSentAt = Math.max(backSentAt, sentAt);
-    }).finally(() => {
-      if (inFlight?.done === done) inFlight = undefined;
-    });
-    inFlight = { sentAt, done };
-    return done;
+  function startRound(connection: pg.Client): Promise<void> {
+    const round = { sentAt: Infinity, done: Promise.resolve() }; // not sent yet: any caller may join
+    round.done = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => {
+        round.sentAt = performance.now();
+        return connection.query('select 1');
+      })
+      .then(() => {
+        backSentAt = Math.max(backSentAt, round.sentAt);
+      })
+      .finally(() => {
+        if (inFlight === round) inFlight = undefined;
+      });
+    inFlight = round;
+    return round.done;
   }
 
   function fence(since = performance.now()): Promise<void> {
     const connection = listening;
     if (!connection) return Promise.reject(new Error('not listening for change notices'));
     if (backSentAt >= since) return Promise.resolve();
-    if (!inFlight) return send(connection);
+    if (!inFlight) return startRound(connection);
     if (inFlight.sentAt >= since) return inFlight.done;
     queued ??= inFlight.done.catch(() => {}).then(() => {
       queued = undefined;
