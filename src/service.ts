@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Settings } from './settings/schema.js';
 import type { Store } from './store/contract.js';
 import type { Database, Engine } from './store/database.js';
-import { createReadCache } from './store/read-cache.js';
+import { createReadCache, type ReadCache } from './store/read-cache.js';
 import { withReadCache } from './store/cached-store.js';
 import { cacheListener, type Listening } from './store/change-feed.js';
 import { fromScope } from './request-scope.js';
@@ -120,7 +120,7 @@ export async function startService(settings: Settings, options: ServiceOptions =
   const runtime = options.store ? undefined : await openRuntime(settings);
   const closers: Array<() => Promise<void> | void> = [];
   try {
-    const store = withCachedReads(options.store ?? runtime!.store, options.store ? options.database : runtime!.database, settings, logger, closers);
+    const { store, cache } = withCachedReads(options.store ?? runtime!.store, options.store ? options.database : runtime!.database, settings, logger, closers);
     const redis = options.redis !== false;
     const infrastructure = redis ? redisInfrastructure(settings) : inProcessInfrastructure(settings, logger.child({ component: 'mail' }));
     closers.push(() => infrastructure.close());
@@ -157,6 +157,7 @@ export async function startService(settings: Settings, options: ServiceOptions =
       },
       queues: background && (() => background.jobCounts()),
       pool: runtime?.database.poolUsage,
+      readCache: cache && (() => ({ live: cache.live, entries: cache.size })),
     }));
     const metricsServer = await startMetricsServer(settings);
     if (metricsServer) closers.push(() => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
@@ -176,15 +177,15 @@ export async function startService(settings: Settings, options: ServiceOptions =
 }
 
 /** The token paths' read cache (src/store/cached-store.ts), when the database can announce its changes. */
-function withCachedReads(store: Store, database: Database | undefined, settings: Settings, logger: Logger, closers: Array<() => Promise<void> | void>): Store {
+function withCachedReads(store: Store, database: Database | undefined, settings: Settings, logger: Logger, closers: Array<() => Promise<void> | void>): { store: Store; cache?: ReadCache } {
   const maxEntries = settings.database.cache_entries;
-  if (!database?.listen || maxEntries === 0) return store;
+  if (!database?.listen || maxEntries === 0) return { store };
   let listening: Listening | undefined;
   // A request's hits need only the changes committed before it arrived: one fence serves all of them.
   const cache = createReadCache({ maxEntries, maxAgeMs: 10 * 60_000, fence: () => listening!.fence(fromScope('startedAt')) });
   listening = database.listen(cacheListener(cache, logger));
   closers.push(listening.stop);
-  return withReadCache(store, cache);
+  return { store: withReadCache(store, cache), cache };
 }
 
 /** `idp worker`: the outbox relay and the delivery and mail workers, no HTTP. Logout tokens are signed by providers built (never mounted) from the stored keys. */

@@ -42,6 +42,7 @@ export interface MetricSources {
   outbox?: () => Promise<{ pending: number; oldestAgeSeconds: number }>;
   queues?: () => Promise<Record<string, number>>;
   pool?: () => { total: number; idle: number; waiting: number } | undefined;
+  readCache?: () => { live: boolean; entries: number };
 }
 
 const sources = new Set<MetricSources>();
@@ -105,5 +106,24 @@ new Gauge({
       this.inc({ state: 'idle' }, pool.idle);
       this.inc({ state: 'waiting' }, pool.waiting);
     }
+  },
+});
+
+new Gauge({
+  name: 'idp_read_cache_entries',
+  help: 'Rows the token paths keep in memory (tokens, codes, grants, users with their groups).',
+  registers: [registry],
+  async collect() {
+    this.set((await each((s) => s.readCache?.())).reduce((sum, cache) => sum + cache.entries, 0));
+  },
+});
+
+new Gauge({
+  name: 'idp_read_cache_live',
+  help: '1 while the change notices arrive and the read cache is used; 0 while they do not (every request reads the database).',
+  registers: [registry],
+  async collect() {
+    const caches = await each((s) => s.readCache?.());
+    this.set(caches.length && caches.every((cache) => cache.live) ? 1 : 0);
   },
 });

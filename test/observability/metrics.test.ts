@@ -83,6 +83,16 @@ describe('with a metrics token', () => {
     expect(valueOf(text, 'idp_outbox_oldest_pending_age_seconds')).toBeGreaterThanOrEqual(0);
   });
 
+  test('the read cache: on while change notices arrive, and what a sign-in and a UserInfo leave in it', async () => {
+    const staff = await idp.groupUuid('staff');
+    const user = await idp.user({ groups: [staff] });
+    const tokens = (await redeemCode(idp.apps.wiki!, idp.url, await httpSignIn(new CookieClient(), idp.apps.wiki!, idp.url, user.email, PASSWORD))).body;
+    expect((await fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    const text = (await scrape()).text;
+    expect(valueOf(text, 'idp_read_cache_live')).toBe(1);
+    expect(valueOf(text, 'idp_read_cache_entries')).toBeGreaterThanOrEqual(3); // the tokens, the grant, the user
+  });
+
   test('a request id on the answer and on every log line of the request: the caller\'s when it is a plain token', async () => {
     const given = await fetch(`${idp.url}/-/health/live/`, { headers: { 'X-Request-Id': 'lb-42.abc' } });
     expect(given.headers.get('x-request-id')).toBe('lb-42.abc');
