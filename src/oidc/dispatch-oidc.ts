@@ -117,13 +117,23 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       return;
     }
     // Mounted under the app's own prefix so the resume URL (…/{slug}/authorize/{uid}) finds this provider.
-    openWriteBatch(ctx);
     try {
-      await runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, '/authorize');
+      await withBatchedWrites(ctx, () => runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, '/authorize'));
       openidRequiredIsInvalidScope(ctx);
     } finally {
       noCors(ctx);
-      // The grant, the code and the session, in one statement, before the redirect that hands out the code.
+    }
+  }
+
+  /**
+   * An authorization (and its resume after the sign-in pages): the grant, the code and the session in one
+   * statement, written before the redirect that hands out the code leaves.
+   */
+  async function withBatchedWrites(ctx: Context, run: () => Promise<void>) {
+    openWriteBatch(ctx);
+    try {
+      await run();
+    } finally {
       await commitWriteBatch(store, ctx).catch((error) => {
         ctx.remove('Location');
         throw error;
@@ -236,7 +246,8 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     try {
       // Discovery and JWKS change only with a new provider instance (a key rotation): the engine writes them once.
       if (json && ctx.method === 'GET' && answerPublished(ctx, entry.provider, enginePath)) return;
-      await runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, enginePath);
+      const run = () => runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, enginePath);
+      await (enginePath.startsWith('/authorize/') ? withBatchedWrites(ctx, run) : run());
       if (json) keepPublished(ctx, entry.provider, enginePath);
     } finally {
       if (json) allowOrigin(ctx, allowedOrigins(entry.app));
