@@ -43,10 +43,12 @@ export function listenPostgres(url: string, listener: NoticeListener): Listening
   let stopped = false;
   let client: pg.Client | undefined;
   let listening: pg.Client | undefined;
-  let round: Promise<void> | undefined;
-  let next: Promise<void> | undefined;
   let retry: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
+  // The fence's rounds: the one out (or about to leave), callers waiting for the next, and when the last one back left.
+  let inFlight: { sentAt: number; done: Promise<void> } | undefined;
+  let queued: Promise<void> | undefined;
+  let backSentAt = -Infinity;
 
   async function connect() {
     if (stopped) return;
@@ -85,15 +87,6 @@ export function listenPostgres(url: string, listener: NoticeListener): Listening
     heartbeat.unref();
   }
 
-  /**
-   * Resolves once a round trip on the listening connection sent at or after `since` (performance.now(), default:
-   * now) has come back. A round already back or out that qualifies is shared; otherwise callers share the next.
-   * A round leaves at the end of the event loop's turn, so every request reaching a cache hit in that turn joins it.
-   */
-  let inFlight: { sentAt: number; done: Promise<void> } | undefined;
-  let queued: Promise<void> | undefined;
-  let backSentAt = -Infinity;
-
   function startRound(connection: pg.Client): Promise<void> {
     const round = { sentAt: Infinity, done: Promise.resolve() }; // not sent yet: any caller may join
     round.done = new Promise<void>((resolve) => setImmediate(resolve))
@@ -111,6 +104,11 @@ export function listenPostgres(url: string, listener: NoticeListener): Listening
     return round.done;
   }
 
+  /**
+   * Resolves once a round trip on the listening connection sent at or after `since` (performance.now(), default:
+   * now) has come back. A round already back or out that qualifies is shared; otherwise callers share the next.
+   * A round leaves at the end of the event loop's turn, so every request reaching a cache hit in that turn joins it.
+   */
   function fence(since = performance.now()): Promise<void> {
     const connection = listening;
     if (!connection) return Promise.reject(new Error('not listening for change notices'));
