@@ -13,7 +13,7 @@ import type { DeliveryJob } from '../src/queue/queues.js';
 import { postWithTimeout } from './http-attempt.js';
 import { abandonDelivery, positionOf, settleAttempt } from './settle-attempt.js';
 import { activeSecrets, webhookHeaders } from './sign-webhook.js';
-import { batchCalls } from './batch-calls.js';
+import { batchCalls } from '../src/batch-calls.js';
 
 export const GONE_REASON = 'the receiver answered 410 Gone';
 

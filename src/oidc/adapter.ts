@@ -26,7 +26,9 @@ export function adapterFactory(store: Store): (model: string) => Adapter {
         uid: payload.uid ?? null,
         account_id: payload.accountId ?? null,
         client_id: payload.clientId ?? null,
-        expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+        // The payload's own expiry (whole seconds) where it has one: a grant saved again without a new expiry
+        // keeps the same column, and so makes no change notice (migration 0009).
+        expires_at: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
       };
       if (noteUpsert(row)) return; // the token endpoint writes it with the rest of its answer (write-batch.ts)
       await commitWriteBatch(store);

@@ -54,14 +54,26 @@ export function notedRow(model: string, id: string): Row | undefined {
   return batchOf(Provider.ctx)?.rows.get(keyOf(model, id));
 }
 
-/** Writes what is noted (one statement); a lost consume is the engine's invalid_grant, and nothing is written. */
+/**
+ * Writes what is noted (one statement). A lost consume writes nothing and is the engine's invalid_grant; and as
+ * the engine does when it finds a code or refresh token already used, the grant is revoked with its tokens: a
+ * replica that answered from a copy older than the consume (consumes are not announced, migration 0009) learns
+ * of the reuse here.
+ */
 export async function commitWriteBatch(store: Store, ctx: Context | undefined = Provider.ctx): Promise<void> {
   const batch = batchOf(ctx);
   if (!batch || (!batch.consume && !batch.rows.size)) return;
   const { consume, rows } = batch;
   batch.consume = undefined;
   batch.rows = new Map();
-  if (!(await store.oidcPayloads.redeem(consume, [...rows.values()], new Date())).won) throw new errors.InvalidGrant('grant already used');
+  const issued = [...rows.values()];
+  if ((await store.oidcPayloads.redeem(consume, issued, new Date())).won) return;
+  const grantId = issued.find((row) => row.grant_id)?.grant_id;
+  if (grantId) {
+    await store.oidcPayloads.revokeByGrantId(grantId);
+    await store.oidcPayloads.destroy('Grant', grantId);
+  }
+  throw new errors.InvalidGrant('grant already used');
 }
 
 /** Forgets what is noted: the engine refused the request, so nothing it noted was issued. */

@@ -1,8 +1,10 @@
 /**
  * A replica's store with its read cache in front of the reads every token request makes: tokens, codes and
- * grants by id, users with their groups by uuid; the tokens and codes it has just issued are kept as written. Everything else, and everything inside a
- * transaction, reads the database. What keeps the cache true is the database's change notices (migration 0008,
- * src/store/change-feed.ts); these models are the ones its trigger announces.
+ * grants by id, users with their groups by uuid; the tokens and codes it has just issued are kept as written.
+ * Everything else, and everything inside a transaction, reads the database. What keeps the cache true is the
+ * database's change notices (migrations 0008 and 0009, src/store/change-feed.ts); these models are the ones its
+ * triggers announce (keep the two lists alike). A consume is not announced: a copy that predates one elsewhere
+ * still loses the consume in the database (src/oidc/write-batch.ts).
  */
 import type { OidcPayload, Store, UserRow } from './contract.js';
 import type { Keeping, ReadCache } from './read-cache.js';
@@ -41,12 +43,19 @@ export function withReadCache(store: Store, cache: ReadCache): Store {
       // usually comes back here, and then reads nothing.
       async redeem(consume, rows, now) {
         const redeemed = await oidcPayloads.redeem(consume, rows, now);
+        // Consumes are not announced (migration 0009): this replica forgets its own at once.
+        if (consume) cache.forget(`p:${consume.model}:${consume.id}`);
         const created = new Set(redeemed.inserted.map(({ model, id }) => `p:${model}:${id}`));
         for (const row of rows) {
           const key = `p:${row.model}:${row.id}`;
           if (CACHED_MODELS.has(row.model) && created.has(key)) cache.keepCreated(key, { ...row, consumed_at: null }, { keeping: payloads, expiresAt: expiryOf });
         }
         return redeemed;
+      },
+      async consume(model, id, now) {
+        const won = await oidcPayloads.consume(model, id, now);
+        cache.forget(`p:${model}:${id}`);
+        return won;
       },
       find: (model, id, now) => (CACHED_MODELS.has(model)
         ? cache.read(`p:${model}:${id}`, () => oidcPayloads.find(model, id, now), { keeping: payloads, expiresAt: expiryOf })

@@ -121,6 +121,11 @@ export interface OidcPayloadsRepository {
    */
   consume(model: string, id: string, now: Date): Promise<boolean>;
   /**
+   * Whether (model, id) is stored, unexpired at `now` and not consumed, asked of the database itself: a
+   * replica's copy does not learn of a consume made elsewhere (migration 0009).
+   */
+  isUnconsumed(model: string, id: string, now: Date): Promise<boolean>;
+  /**
    * A token or authorization request's writes in one statement (one commit): consume `consume` as `consume()`
    * does, and only when that wins, upsert `rows`. `won` is false, nothing written, when the consume lost;
    * `inserted` names the rows that did not exist before.

@@ -8,6 +8,7 @@ import * as webhookEndpoints from './migrations/0005_webhook_endpoints.js';
 import * as audit from './migrations/0006_audit.js';
 import * as passkeys from './migrations/0007_passkeys.js';
 import * as changeNotices from './migrations/0008_change_notices.js';
+import * as quietConsumes from './migrations/0009_quiet_consumes.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ export const migrations: Record<string, Migration> = {
   '0006_audit': audit,
   '0007_passkeys': passkeys,
   '0008_change_notices': changeNotices,
+  '0009_quiet_consumes': quietConsumes,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -3,6 +3,9 @@ import { sql, type Kysely } from 'kysely';
 import type { OidcPayload, OidcPayloadsRepository } from './contract.js';
 import type { Tables } from './tables.js';
 import { isStorableText } from './storable-text.js';
+import { prepareStatement } from './prepared-statements.js';
+import { redeemTogether, type RedeemCall } from './redeem-together.js';
+import { batchCalls } from '../batch-calls.js';
 
 /** Models the engine revokes by grant id (its memory adapter's `grantable`). */
 export const GRANT_TOKEN_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest'];
@@ -16,6 +19,11 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
   /** A key PostgreSQL cannot hold names no row: answered without asking (the query would fail). */
   const findBy = async (column: 'id' | 'uid' | 'user_code', model: string, key: string, now: Date) =>
     (isStorableText(key) ? live(model, now).where(column, '=', key).executeTakeFirst() : undefined) as Promise<OidcPayload | undefined>;
+  // Every token request finds by id; every request with a session cookie by uid.
+  for (const column of ['id', 'uid'] as const) prepareStatement(live('', new Date()).where(column, '=', '').compile().sql);
+
+  // The token requests answered in one turn of the event loop write in one statement (redeem-together.ts).
+  const redeemSoon = batchCalls((calls: RedeemCall[]) => redeemTogether(db, calls), 16);
 
   const repository: OidcPayloadsRepository = {
     async upsert(row) {
@@ -45,23 +53,15 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
       return result.numUpdatedRows > 0n;
     },
 
+    async isUnconsumed(model, id, now) {
+      const row = await findBy('id', model, id, now);
+      return Boolean(row && !row.consumed_at);
+    },
+
     async redeem(consume, rows, now) {
       if (consume && !isStorableText(consume.id)) return { won: false, inserted: [] };
       if (!rows.length) return { won: consume ? await repository.consume(consume.model, consume.id, now) : true, inserted: [] };
-      const values = sql.join(rows.map((row) => sql`(${row.model}, ${row.id}, ${JSON.stringify(row.payload)}::jsonb, ${row.grant_id}, ${row.user_code},
-        ${row.uid}, ${row.account_id}, ${row.client_id}, ${row.expires_at}::timestamptz)`));
-      const consumed = consume
-        ? sql`with consumed as (update oidc_payloads set consumed_at = ${now} where model = ${consume.model} and id = ${consume.id} and consumed_at is null returning id)`
-        : sql``;
-      // xmax is 0 on a row this statement inserted (an upsert that updated one has its own transaction id there).
-      const { rows: written } = await sql<{ model: string; id: string; inserted: boolean }>`${consumed}
-        insert into oidc_payloads (model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at)
-        select * from (values ${values}) as v (model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at)
-        ${consume ? sql`where exists (select from consumed)` : sql``}
-        on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id, user_code = excluded.user_code,
-          uid = excluded.uid, account_id = excluded.account_id, client_id = excluded.client_id, expires_at = excluded.expires_at
-        returning model, id, (xmax = 0) as inserted`.execute(db);
-      return { won: written.length > 0, inserted: written.filter((row) => row.inserted).map(({ model, id }) => ({ model, id })) };
+      return redeemSoon({ consume, rows, now });
     },
 
     async destroy(model, id) {

@@ -2,10 +2,12 @@
  * The store's answer when PostgreSQL does not answer (down, restarting, unreachable): every method rejects with
  * `Unavailable`, so each web family can say "try again shortly" (503) instead of failing as if it were a bug.
  * A wrong query still fails as itself. Once the server is back, the pool connects again: no restart needed.
+ * The hot paths' statements run prepared here (prepared-statements.ts).
  */
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { Unavailable } from '../errors.js';
+import { statementName } from './prepared-statements.js';
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 
@@ -32,9 +34,12 @@ export function reportUnavailable(pool: pg.Pool): PostgresPool {
       const ignore = () => {};
       client.on('error', ignore);
       // Kysely only calls query(sql, parameters); the cursor overload is for streaming, which we never use.
-      const query = (sql: string, parameters: unknown[]) => client.query(sql, parameters).catch((error: unknown) => {
-        throw translate(error);
-      });
+      const query = (sql: string, parameters: unknown[]) => {
+        const name = statementName(sql);
+        return client.query(name ? { name, text: sql, values: parameters } : { text: sql, values: parameters }).catch((error: unknown) => {
+          throw translate(error);
+        });
+      };
       const release = () => {
         client.off('error', ignore);
         client.release();

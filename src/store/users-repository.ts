@@ -6,6 +6,7 @@ import { likeContains, lowered, mapUnique } from './unique.js';
 import { collect } from './collect.js';
 import { isStorableText } from './storable-text.js';
 import { UUID } from '../uuid.js';
+import { prepareStatement } from './prepared-statements.js';
 
 const columns = [
   'id', 'uuid', 'username', 'email', 'name', 'email_verified', 'is_active', 'attributes', 'last_login', 'created_at', 'updated_at',
@@ -26,6 +27,12 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     }
     return query;
   };
+  /** A user with the lower-cased names of its groups: the access-group check of every token request. */
+  const withGroups = (uuid: string) => db.selectFrom('users').select(columns)
+    .select((eb) => sql<string[]>`array(${eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
+      .select(sql<string>`lower(groups.name)`.as('name')).whereRef('memberships.user_id', '=', 'users.id').orderBy('name')})`.as('groups'))
+    .where('uuid', '=', uuid);
+  prepareStatement(withGroups('').compile().sql);
 
   return {
     insert: (user: NewUser) =>
@@ -52,10 +59,7 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
 
     async findByUuidWithGroups(uuid) {
       if (!UUID.test(uuid)) return undefined;
-      const row = await db.selectFrom('users').select(columns)
-        .select((eb) => sql<string[]>`array(${eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
-          .select(sql<string>`lower(groups.name)`.as('name')).whereRef('memberships.user_id', '=', 'users.id').orderBy('name')})`.as('groups'))
-        .where('uuid', '=', uuid).executeTakeFirst();
+      const row = await withGroups(uuid).executeTakeFirst();
       if (!row) return undefined;
       const { groups, ...user } = row;
       return { user, groups };

@@ -56,12 +56,34 @@ describe.each(engines)('two replicas (%s)', (engine) => {
     body: new URLSearchParams({ token, client_id: wiki.client_id, client_secret: wiki.client_secret }).toString(),
   }).then((r) => r.status);
 
+  const introspect = (server: OidcTestServer, token: string) => fetch(`${server.url}/application/o/introspect/`, {
+    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, client_id: wiki.client_id, client_secret: wiki.client_secret }).toString(),
+  }).then((r) => r.json() as Promise<{ active: boolean }>);
+
   test('an access token revoked at one replica is refused by the other at once', async () => {
     const { tokens } = await signedIn();
     expect(await userinfo(b, tokens.access_token)).toBe(200); // B has used it (anything B keeps, it keeps now)
     expect(await revoke(a, tokens.access_token)).toBe(200);
     expect(await userinfo(b, tokens.access_token)).toBe(401);
     expect((await refresh(b, tokens.refresh_token)).body.error).toBe('invalid_grant'); // the engine revokes the grant with it
+  });
+
+  test('a refresh token rotated at one replica and replayed at the one that issued it (and still holds it): refused, and the grant revoked', async () => {
+    // Consumes are not announced (migration 0009): the replica that issued the token still holds it unconsumed,
+    // and the consume in the database is what refuses it.
+    const { tokens } = await signedIn();
+    const rotated = await refresh(b, tokens.refresh_token);
+    expect(rotated.status).toBe(200);
+    expect((await introspect(a, tokens.refresh_token)).active).toBe(false);
+    expect((await introspect(a, rotated.body.refresh_token)).active).toBe(true);
+    const replay = await refresh(a, tokens.refresh_token);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe('invalid_grant');
+    // As the engine does when it sees a used refresh token: the whole grant goes, at both replicas.
+    expect((await refresh(b, rotated.body.refresh_token)).body.error).toBe('invalid_grant');
+    expect(await userinfo(b, rotated.body.access_token)).toBe(401);
+    expect(await userinfo(a, rotated.body.access_token)).toBe(401);
   });
 
   test('a user deactivated through one replica is refused by the other at once: UserInfo and refresh', async () => {

@@ -1,0 +1,76 @@
+/**
+ * The token requests' writes (OidcPayloadsRepository.redeem), the redeems of one moment in one statement: each
+ * consumes its code or refresh token and, only when that consume wins, upserts its rows. On the token paths a
+ * statement's round trip and commit cost more than its rows, so the requests answered in the same turn of the
+ * event loop share them (src/batch-calls.ts). Redeems that touch the same row go in the next statement, in
+ * their order: PostgreSQL cannot change one row twice in a statement.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { OidcPayload, Redeemed } from './contract.js';
+import type { Tables } from './tables.js';
+import { prepareStatement } from './prepared-statements.js';
+
+type Row = Omit<OidcPayload, 'consumed_at'>;
+
+export interface RedeemCall {
+  consume?: { model: string; id: string };
+  rows: Row[];
+  now: Date;
+}
+
+const keyOf = ({ model, id }: { model: string; id: string }) => `${model}\u0000${id}`;
+const keysOf = (call: RedeemCall) => [...(call.consume ? [call.consume] : []), ...call.rows].map(keyOf);
+
+/** Consecutive runs of calls that touch no row in common. */
+function disjointRuns(calls: RedeemCall[]): RedeemCall[][] {
+  const runs: RedeemCall[][] = [];
+  let run: RedeemCall[] = [];
+  let touched = new Set<string>();
+  for (const call of calls) {
+    const keys = keysOf(call);
+    if (keys.some((key) => touched.has(key))) {
+      runs.push(run);
+      run = [];
+      touched = new Set();
+    }
+    run.push(call);
+    keys.forEach((key) => touched.add(key));
+  }
+  return [...runs, run];
+}
+
+async function redeemRun(db: Kysely<Tables>, calls: RedeemCall[]): Promise<Redeemed[]> {
+  // The same kinds of calls in any order make the same statement: it is prepared once (prepared-statements.ts).
+  const ordered = [...calls].sort((a, b) => Number(!!a.consume) - Number(!!b.consume) || a.rows.length - b.rows.length);
+  const consumes = ordered.flatMap((call, k) => (call.consume
+    ? [sql`${sql.raw(`c${k}`)} as (update oidc_payloads set consumed_at = ${call.now}
+        where model = ${call.consume.model} and id = ${call.consume.id} and consumed_at is null returning 1)`]
+    : []));
+  const values = ordered.flatMap((call, k) => call.rows.map((row) => sql`(${sql.raw(String(k))}, ${row.model}, ${row.id},
+    ${JSON.stringify(row.payload)}::jsonb, ${row.grant_id}, ${row.user_code}, ${row.uid}, ${row.account_id}, ${row.client_id}, ${row.expires_at}::timestamptz)`));
+  const written = ordered.map((call, k) => sql.raw(call.consume ? `(k = ${k} and exists (select from c${k}))` : `k = ${k}`));
+  // xmax is 0 on a row this statement inserted (an upsert that updated one has its own transaction id there).
+  const statement = sql<{ model: string; id: string; inserted: boolean }>`${consumes.length ? sql`with ${sql.join(consumes)}` : sql``}
+    insert into oidc_payloads (model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at)
+    select model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at
+    from (values ${sql.join(values)}) as v (k, model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at)
+    where ${sql.join(written, sql` or `)}
+    on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id, user_code = excluded.user_code,
+      uid = excluded.uid, account_id = excluded.account_id, client_id = excluded.client_id, expires_at = excluded.expires_at
+    returning model, id, (xmax = 0) as inserted`.compile(db);
+  if (calls.length <= 8 && calls.every((call) => call.rows.length <= 4)) prepareStatement(statement.sql);
+  const { rows } = await db.executeQuery(statement);
+  const returned = new Map(rows.map((row) => [keyOf(row), row.inserted]));
+  return calls.map((call) => ({
+    // A call's rows are written exactly when its consume won (or it had none).
+    won: call.rows.some((row) => returned.has(keyOf(row))),
+    inserted: call.rows.filter((row) => returned.get(keyOf(row))).map(({ model, id }) => ({ model, id })),
+  }));
+}
+
+/** Runs the calls (each with at least one row) in as few statements as their rows allow; answers in their order. */
+export async function redeemTogether(db: Kysely<Tables>, calls: RedeemCall[]): Promise<Redeemed[]> {
+  const answers: Redeemed[] = [];
+  for (const run of disjointRuns(calls)) answers.push(...await redeemRun(db, run));
+  return answers;
+}
