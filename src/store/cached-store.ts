@@ -8,6 +8,7 @@
  */
 import type { OidcPayload, Store, UserRow } from './contract.js';
 import type { Keeping, ReadCache } from './read-cache.js';
+import { payloadJson } from './payload-json.js';
 
 export const CACHED_MODELS = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Grant']);
 
@@ -15,7 +16,7 @@ const expiryOf = (row: OidcPayload) => row.expires_at?.getTime();
 
 /** The engine changes the payloads it reads: each reader gets its own, parsed from the kept JSON. */
 const payloads: Keeping<OidcPayload> = {
-  keep: (row) => ({ row: { ...row, payload: undefined }, json: JSON.stringify(row.payload) }),
+  keep: (row) => ({ row: { ...row, payload: undefined }, json: payloadJson(row.payload) }),
   give: (kept) => {
     const { row, json } = kept as { row: OidcPayload; json: string };
     return { ...row, payload: JSON.parse(json) };

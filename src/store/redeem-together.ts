@@ -9,6 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import type { OidcPayload, Redeemed } from './contract.js';
 import type { Tables } from './tables.js';
 import { prepareStatement } from './prepared-statements.js';
+import { payloadJson } from './payload-json.js';
 
 type Row = Omit<OidcPayload, 'consumed_at'>;
 
@@ -47,7 +48,7 @@ async function redeemRun(db: Kysely<Tables>, calls: RedeemCall[]): Promise<Redee
         where model = ${call.consume.model} and id = ${call.consume.id} and consumed_at is null returning 1)`]
     : []));
   const values = ordered.flatMap((call, k) => call.rows.map((row) => sql`(${sql.raw(String(k))}, ${row.model}, ${row.id},
-    ${JSON.stringify(row.payload)}::jsonb, ${row.grant_id}, ${row.user_code}, ${row.uid}, ${row.account_id}, ${row.client_id}, ${row.expires_at}::timestamptz)`));
+    ${payloadJson(row.payload)}::jsonb, ${row.grant_id}, ${row.user_code}, ${row.uid}, ${row.account_id}, ${row.client_id}, ${row.expires_at}::timestamptz)`));
   const written = ordered.map((call, k) => sql.raw(call.consume ? `(k = ${k} and exists (select from c${k}))` : `k = ${k}`));
   // xmax is 0 on a row this statement inserted (an upsert that updated one has its own transaction id there).
   const statement = sql<{ model: string; id: string; inserted: boolean }>`${consumes.length ? sql`with ${sql.join(consumes)}` : sql``}
