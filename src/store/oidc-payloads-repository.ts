@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { OidcPayload, OidcPayloadsRepository } from './contract.js';
 import type { Tables } from './tables.js';
 import { isStorableText } from './storable-text.js';
-import { prepareStatement } from './prepared-statements.js';
+import { prepareOnce } from './prepared-statements.js';
 import { redeemTogether, type RedeemCall } from './redeem-together.js';
 import { batchCalls } from '../batch-calls.js';
 
@@ -20,7 +20,7 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
   const findBy = async (column: 'id' | 'uid' | 'user_code', model: string, key: string, now: Date) =>
     (isStorableText(key) ? live(model, now).where(column, '=', key).executeTakeFirst() : undefined) as Promise<OidcPayload | undefined>;
   // Every token request finds by id; every request with a session cookie by uid.
-  for (const column of ['id', 'uid'] as const) prepareStatement(live('', new Date()).where(column, '=', '').compile().sql);
+  for (const column of ['id', 'uid'] as const) prepareOnce(`oidc_payloads by ${column}`, () => live('', new Date()).where(column, '=', '').compile().sql);
 
   // The token requests answered in one turn of the event loop write in one statement (redeem-together.ts).
   const redeemSoon = batchCalls((calls: RedeemCall[]) => redeemTogether(db, calls), 16);

@@ -14,6 +14,14 @@ export function prepareStatement(text: string): string {
   return text;
 }
 
+/** `prepareStatement(build())` the first time `what` is asked for (a repository made for each transaction compiles nothing). */
+const built = new Set<string>();
+export function prepareOnce(what: string, build: () => string): void {
+  if (built.has(what)) return;
+  built.add(what);
+  prepareStatement(build());
+}
+
 /** The prepared statement's name for `text`, if it is one. */
 export function statementName(text: string): string | undefined {
   return names.get(text);

@@ -6,7 +6,7 @@ import { likeContains, lowered, mapUnique } from './unique.js';
 import { collect } from './collect.js';
 import { isStorableText } from './storable-text.js';
 import { UUID } from '../uuid.js';
-import { prepareStatement } from './prepared-statements.js';
+import { prepareOnce } from './prepared-statements.js';
 
 const columns = [
   'id', 'uuid', 'username', 'email', 'name', 'email_verified', 'is_active', 'attributes', 'last_login', 'created_at', 'updated_at',
@@ -32,7 +32,7 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     .select((eb) => sql<string[]>`array(${eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
       .select(sql<string>`lower(groups.name)`.as('name')).whereRef('memberships.user_id', '=', 'users.id').orderBy('name')})`.as('groups'))
     .where('uuid', '=', uuid);
-  prepareStatement(withGroups('').compile().sql);
+  prepareOnce('user with groups', () => withGroups('').compile().sql);
 
   return {
     insert: (user: NewUser) =>
