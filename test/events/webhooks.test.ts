@@ -94,7 +94,11 @@ describe.each(engines)('webhooks on %s', (engine) => {
     await s.api(`/api/v3/core/users/${insider.pk}/`, { method: 'PATCH', json: { is_active: false } });
     await s.api(`/api/v3/core/users/${insider.pk}/`, { method: 'PATCH', json: { name: 'insider' } }); // no change: no event
 
-    const bodies = (await all.waitFor(3)).map((r) => JSON.parse(r.raw.toString()));
+    // Different users' events may arrive in either order (deliveries run side by side); each user's in the order
+    // they happened (a stable sort by user keeps it).
+    const users = [outsider.uuid, insider.uuid];
+    const bodies = (await all.waitFor(3)).map((r) => JSON.parse(r.raw.toString()))
+      .sort((a, b) => users.indexOf(a.data.user_id) - users.indexOf(b.data.user_id));
     expect(bodies.map((b) => [b.event_type, b.data])).toEqual([
       ['user_updated', { user_id: outsider.uuid, user_email: 'outsider@example.com', changed: ['name'] }],
       ['user_updated', { user_id: insider.uuid, user_email: 'insider2@example.com', changed: ['email', 'attributes'] }],
