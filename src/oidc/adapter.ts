@@ -8,6 +8,7 @@ import { inputProblem } from '../domain/input-text.js';
 import { forEngine } from './engine-unavailable.js';
 import { recall } from './request-reads.js';
 import { commitWriteBatch, noteConsume, notedRow, noteUpsert } from './write-batch.js';
+import { rememberStored, unchangedSave } from './unchanged-saves.js';
 
 /** Models that are redeemed once: losing the consume race must fail the request, not issue tokens twice. */
 const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -30,6 +31,8 @@ export function adapterFactory(store: Store): (model: string) => Adapter {
         // keeps the same column, and so makes no change notice (migration 0009).
         expires_at: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
       };
+      if (unchangedSave(model, id, row.payload)) return; // the session's sliding expiry, a grant as it was read
+      rememberStored(model, id, row.payload);
       if (noteUpsert(row)) return; // the token endpoint writes it with the rest of its answer (write-batch.ts)
       await commitWriteBatch(store);
       await store.oidcPayloads.upsert(row);
@@ -38,9 +41,9 @@ export function adapterFactory(store: Store): (model: string) => Adapter {
     find: (id) => forEngine(async () => {
       const noted = notedRow(model, id);
       if (noted) return toPayload({ ...noted, consumed_at: null });
-      return toPayload(recall(model, id) ?? await store.oidcPayloads.find(model, id, new Date()));
+      return toPayload(stored(recall(model, id) ?? await store.oidcPayloads.find(model, id, new Date())));
     }),
-    findByUid: (uid) => forEngine(async () => toPayload(await store.oidcPayloads.findByUid(model, uid, new Date()))),
+    findByUid: (uid) => forEngine(async () => toPayload(stored(await store.oidcPayloads.findByUid(model, uid, new Date())))),
     findByUserCode: (userCode) => forEngine(async () => toPayload(await store.oidcPayloads.findByUserCode(model, userCode, new Date()))),
 
     consume: (id) => forEngine(async () => {
@@ -59,6 +62,12 @@ export function adapterFactory(store: Store): (model: string) => Adapter {
       await store.oidcPayloads.revokeByGrantId(grantId);
     }),
   });
+}
+
+/** A row as read from the store: remembered, so saving it back unchanged writes nothing (unchanged-saves.ts). */
+function stored<T extends { model: string; id: string; payload: Record<string, unknown> } | undefined>(row: T): T {
+  if (row) rememberStored(row.model, row.id, row.payload);
+  return row;
 }
 
 function toPayload(row: { payload: Record<string, unknown>; consumed_at: Date | null } | undefined): AdapterPayload | undefined {

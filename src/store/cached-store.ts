@@ -1,6 +1,7 @@
 /**
  * A replica's store with its read cache in front of the reads every token request makes: tokens, codes and
- * grants by id, users with their groups by uuid; the tokens and codes it has just issued are kept as written.
+ * grants and sessions by id, users with their groups by uuid; the tokens, codes and sessions it has just
+ * issued are kept as written.
  * Everything else, and everything inside a transaction, reads the database. What keeps the cache true is the
  * database's change notices (migrations 0008 and 0009, src/store/change-feed.ts); these models are the ones its
  * triggers announce (keep the two lists alike). A consume is not announced: a copy that predates one elsewhere
@@ -10,7 +11,7 @@ import type { OidcPayload, Store, UserRow } from './contract.js';
 import type { Keeping, ReadCache } from './read-cache.js';
 import { payloadJson } from './payload-json.js';
 
-export const CACHED_MODELS = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Grant']);
+export const CACHED_MODELS = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Grant', 'Session']);
 
 const expiryOf = (row: OidcPayload) => row.expires_at?.getTime();
 
@@ -34,24 +35,35 @@ const users: Keeping<UserWithGroups> = {
   give: (kept) => kept as UserWithGroups,
 };
 
+const keyOfRow = (row: { model: string; id: string }) => (CACHED_MODELS.has(row.model) ? `p:${row.model}:${row.id}` : undefined);
+
 export function withReadCache(store: Store, cache: ReadCache): Store {
   const { oidcPayloads } = store;
+  const how = { keeping: payloads, expiresAt: expiryOf };
   return {
     ...store,
     oidcPayloads: {
       ...oidcPayloads,
-      // What this replica issues it keeps: the next request with it (UserInfo, the refresh, the code exchange)
-      // usually comes back here, and then reads nothing.
+      // What this replica issues it keeps: the next request with it (UserInfo, the refresh, the code exchange,
+      // the next authorization of the session) usually comes back here, and then reads nothing. What it changes it
+      // forgets: a later expiry alone is not announced (migration 0009), and this replica must not keep the old one.
       async redeem(consume, rows, now) {
         const redeemed = await oidcPayloads.redeem(consume, rows, now);
         // Consumes are not announced (migration 0009): this replica forgets its own at once.
         if (consume) cache.forget(`p:${consume.model}:${consume.id}`);
-        const created = new Set(redeemed.inserted.map(({ model, id }) => `p:${model}:${id}`));
+        const created = new Set(redeemed.inserted.map(({ model, id }) => `${model}:${id}`));
         for (const row of rows) {
-          const key = `p:${row.model}:${row.id}`;
-          if (CACHED_MODELS.has(row.model) && created.has(key)) cache.keepCreated(key, { ...row, consumed_at: null }, { keeping: payloads, expiresAt: expiryOf });
+          const key = keyOfRow(row);
+          if (!key) continue;
+          if (created.has(`${row.model}:${row.id}`)) cache.keepCreated(key, { ...row, consumed_at: null }, how);
+          else cache.forget(key);
         }
         return redeemed;
+      },
+      async upsert(row) {
+        await oidcPayloads.upsert(row);
+        const key = keyOfRow(row);
+        if (key) cache.forget(key);
       },
       async consume(model, id, now) {
         const won = await oidcPayloads.consume(model, id, now);
@@ -59,7 +71,7 @@ export function withReadCache(store: Store, cache: ReadCache): Store {
         return won;
       },
       find: (model, id, now) => (CACHED_MODELS.has(model)
-        ? cache.read(`p:${model}:${id}`, () => oidcPayloads.find(model, id, now), { keeping: payloads, expiresAt: expiryOf })
+        ? cache.read(`p:${model}:${id}`, () => oidcPayloads.find(model, id, now), how)
         : oidcPayloads.find(model, id, now)),
     },
     users: {

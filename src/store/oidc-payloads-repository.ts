@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { OidcPayload, OidcPayloadsRepository } from './contract.js';
 import type { Tables } from './tables.js';
 import { isStorableText } from './storable-text.js';
-import { prepareOnce } from './prepared-statements.js';
+import { preparedLookup } from './prepared-statements.js';
 import { redeemTogether, type RedeemCall } from './redeem-together.js';
 import { batchCalls } from '../batch-calls.js';
 
@@ -12,15 +12,24 @@ export const GRANT_TOKEN_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshT
 
 const columns = ['model', 'id', 'payload', 'grant_id', 'user_code', 'uid', 'account_id', 'client_id', 'expires_at', 'consumed_at'] as const;
 
+const liveRow = (db: Kysely<Tables>, model: string, now: Date) =>
+  db.selectFrom('oidc_payloads').select(columns).where('model', '=', model)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+
+type Lookup = { model: string; now: Date; key: string };
+/** Every token request finds by id, every request with a session cookie by uid: prepared lookups. */
+const lookups = {
+  id: preparedLookup<Lookup, OidcPayload>((db, v) => liveRow(db, v.model, v.now).where('id', '=', v.key), ['model', 'now', 'key']),
+  uid: preparedLookup<Lookup, OidcPayload>((db, v) => liveRow(db, v.model, v.now).where('uid', '=', v.key), ['model', 'now', 'key']),
+};
+
 export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsRepository {
-  const live = (model: string, now: Date) =>
-    db.selectFrom('oidc_payloads').select(columns).where('model', '=', model)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
   /** A key PostgreSQL cannot hold names no row: answered without asking (the query would fail). */
-  const findBy = async (column: 'id' | 'uid' | 'user_code', model: string, key: string, now: Date) =>
-    (isStorableText(key) ? live(model, now).where(column, '=', key).executeTakeFirst() : undefined) as Promise<OidcPayload | undefined>;
-  // Every token request finds by id; every request with a session cookie by uid.
-  for (const column of ['id', 'uid'] as const) prepareOnce(`oidc_payloads by ${column}`, () => live('', new Date()).where(column, '=', '').compile().sql);
+  const findBy = async (column: 'id' | 'uid' | 'user_code', model: string, key: string, now: Date): Promise<OidcPayload | undefined> => {
+    if (!isStorableText(key)) return undefined;
+    if (column !== 'user_code') return lookups[column](db, { model, now, key });
+    return liveRow(db, model, now).where(column, '=', key).executeTakeFirst() as Promise<OidcPayload | undefined>;
+  };
 
   // The token requests answered in one turn of the event loop write in one statement (redeem-together.ts).
   const redeemSoon = batchCalls((calls: RedeemCall[]) => redeemTogether(db, calls), 16);

@@ -6,11 +6,17 @@ import { likeContains, lowered, mapUnique } from './unique.js';
 import { collect } from './collect.js';
 import { isStorableText } from './storable-text.js';
 import { UUID } from '../uuid.js';
-import { prepareOnce } from './prepared-statements.js';
+import { preparedLookup } from './prepared-statements.js';
 
 const columns = [
   'id', 'uuid', 'username', 'email', 'name', 'email_verified', 'is_active', 'attributes', 'last_login', 'created_at', 'updated_at',
 ] as const;
+
+/** A user with the lower-cased names of its groups: the access-group check of every token request (prepared). */
+const withGroups = preparedLookup<{ uuid: string }, UserRow & { groups: string[] }>((db: Kysely<Tables>, { uuid }) => db.selectFrom('users').select(columns)
+  .select((eb) => sql<string[]>`array(${eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
+    .select(sql<string>`lower(groups.name)`.as('name')).whereRef('memberships.user_id', '=', 'users.id').orderBy('name')})`.as('groups'))
+  .where('uuid', '=', uuid), ['uuid']);
 
 export function usersRepository(db: Kysely<Tables>): UsersRepository {
   const filtered = (filter: UserFilter) => {
@@ -27,12 +33,6 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     }
     return query;
   };
-  /** A user with the lower-cased names of its groups: the access-group check of every token request. */
-  const withGroups = (uuid: string) => db.selectFrom('users').select(columns)
-    .select((eb) => sql<string[]>`array(${eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
-      .select(sql<string>`lower(groups.name)`.as('name')).whereRef('memberships.user_id', '=', 'users.id').orderBy('name')})`.as('groups'))
-    .where('uuid', '=', uuid);
-  prepareOnce('user with groups', () => withGroups('').compile().sql);
 
   return {
     insert: (user: NewUser) =>
@@ -59,7 +59,7 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
 
     async findByUuidWithGroups(uuid) {
       if (!UUID.test(uuid)) return undefined;
-      const row = await withGroups(uuid).executeTakeFirst();
+      const row = await withGroups(db, { uuid });
       if (!row) return undefined;
       const { groups, ...user } = row;
       return { user, groups };

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { engines, openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { PASSWORD, startOidcServer, type OidcTestServer, type TestApp } from '../helpers/oidc-server.js';
-import { CookieClient, httpSignIn, redeemCode } from '../helpers/http-client.js';
+import { CookieClient, httpSignIn, pkceRequest, redeemCode } from '../helpers/http-client.js';
 import { LISTENER_NAME } from '../../src/store/change-feed.js';
 
 /** Both replicas' caches are live once their connections listen (until then they read through, which proves less). */
@@ -84,6 +84,25 @@ describe.each(engines)('two replicas (%s)', (engine) => {
     expect((await refresh(b, rotated.body.refresh_token)).body.error).toBe('invalid_grant');
     expect(await userinfo(b, rotated.body.access_token)).toBe(401);
     expect(await userinfo(a, rotated.body.access_token)).toBe(401);
+  });
+
+  test('a browser session ended through one replica: the other, which kept it, asks for a sign-in at once', async () => {
+    const user = await a.user({ groups: [await a.groupUuid('staff')] });
+    const browser = new CookieClient();
+    await httpSignIn(browser, wiki, a.url, user.email, PASSWORD);
+    const authorizeAt = async (server: OidcTestServer) => {
+      const response = await browser.request((await pkceRequest(wiki, server.url)).url.href);
+      expect(response.status).toBe(303);
+      return new URL(response.headers.get('location')!, server.url);
+    };
+    expect((await authorizeAt(b)).searchParams.get('code')).toEqual(expect.any(String)); // single sign-on at B: B keeps the session
+    // Deactivation ends every session. Had B still answered from its copy of the session, the engine would have
+    // found a signed-in user outside the application and redirected with access_denied; without one it asks who signs in.
+    expect((await a.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { is_active: false } })).status).toBe(200);
+    const next = await authorizeAt(b);
+    expect(next.searchParams.get('error')).toBeNull();
+    expect(next.searchParams.get('code')).toBeNull();
+    expect(next.pathname).toMatch(/^\/if\/flow\//);
   });
 
   test('a user deactivated through one replica is refused by the other at once: UserInfo and refresh', async () => {

@@ -57,7 +57,7 @@ describe.each(engines)('change notices (%s)', (engine) => {
     return notices.filter((text) => text !== marker);
   }
 
-  test('engine rows: an update or a delete of a live token, code or grant names it; inserts, consumes, later expiries, expired rows and uncached models say nothing', async () => {
+  test('engine rows: an update or a delete of a live token, code, grant or session names it; inserts, consumes, later expiries, expired rows and uncached models (interactions) say nothing', async () => {
     expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('AccessToken', 'at-1', { grant_id: 'g-1' })))).toEqual([]);
     expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Grant', 'g-1')))).toEqual([]);
     expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Grant', 'g-1', { payload: { changed: true } })))).toEqual(['p:Grant:g-1']);
@@ -81,9 +81,13 @@ describe.each(engines)('change notices (%s)', (engine) => {
     await db.store.oidcPayloads.upsert(payload('AuthorizationCode', 'code-1'));
     expect(await noticesOf(() => db.store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'code-1' }, [payload('AccessToken', 'at-3')], new Date())))
       .toEqual([]);
-    await db.store.oidcPayloads.upsert(payload('Session', 'sess-1'));
-    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Session', 'sess-1', { payload: { changed: true } })))).toEqual([]);
-    expect(await noticesOf(() => db.store.oidcPayloads.destroy('Session', 'sess-1'))).toEqual([]);
+    // Sessions are kept too: a change names them, a later expiry alone does not.
+    await db.store.oidcPayloads.upsert(payload('Session', 'sess-1', { uid: 'uid-1' }));
+    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Session', 'sess-1', { uid: 'uid-1', payload: { changed: true } })))).toEqual(['p:Session:sess-1']);
+    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Session', 'sess-1', { uid: 'uid-1', payload: { changed: true }, expires_at: soon(300_000) })))).toEqual([]);
+    expect(await noticesOf(() => db.store.oidcPayloads.destroy('Session', 'sess-1'))).toEqual(['p:Session:sess-1']);
+    await db.store.oidcPayloads.upsert(payload('Interaction', 'int-1'));
+    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Interaction', 'int-1', { payload: { changed: true } })))).toEqual([]);
     await db.store.oidcPayloads.upsert(payload('AccessToken', 'at-old', { expires_at: new Date(Date.now() - 1000) }));
     expect(await noticesOf(() => db.store.sweepExpired(new Date()))).toEqual([]);
   });

@@ -1,18 +1,20 @@
 /**
- * Change notices only where a cached copy could mislead (migration 0008 announced every update). Two updates of
- * the token paths stay silent:
+ * Change notices only where a cached copy could mislead (migration 0008 announced every update), and sessions
+ * join the announced models (the replicas keep them too: every authorization reads its session). Two updates
+ * of the token paths stay silent:
  *   - a consume (only consumed_at changes): whoever answers from a copy that predates it still has to win the
  *     consume in the database before anything is issued (write-batch.ts), and losing it revokes the grant, as
  *     the engine does when it sees a code or refresh token used twice;
- *   - a later expiry and nothing else (a grant saved again at each sign-in): a copy that predates it ends at the
- *     old expiry, earlier than the row, and is read again then.
+ *   - a later expiry and nothing else (a session's sliding expiry, a grant saved again at each sign-in): a copy
+ *     that predates it ends at the old expiry, earlier than the row, and is read again then.
  * Each notice is dear: PostgreSQL serialises the commits of every transaction that notifies, fsync included.
  * Deletes, and every other update of a live token, code or grant, are announced as before.
  */
 import { sql, type Kysely } from 'kysely';
 
 // The models src/store/cached-store.ts keeps (CACHED_MODELS): the ones whose changes are announced.
-const CACHED = sql.raw(`('AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Grant')`);
+const CACHED = sql.raw(`('AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Grant', 'Session')`);
+const CACHED_BEFORE = sql.raw(`('AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Grant')`);
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`drop trigger oidc_payloads_changed on oidc_payloads`.execute(db);
@@ -35,6 +37,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop trigger oidc_payloads_deleted on oidc_payloads`.execute(db);
   await sql`
     create trigger oidc_payloads_changed after update or delete on oidc_payloads for each row
-    when (old.model in ${CACHED} and (old.expires_at is null or old.expires_at > now()))
+    when (old.model in ${CACHED_BEFORE} and (old.expires_at is null or old.expires_at > now()))
     execute function idp_notice_payload()`.execute(db);
 }
