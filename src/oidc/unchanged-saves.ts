@@ -14,7 +14,7 @@ import { payloadJson } from '../store/payload-json.js';
 /** The models the engine saves again unchanged. */
 const RESAVED = new Set(['Session', 'Grant']);
 /** How far behind a stored expiry may stay. */
-export const EXPIRY_LAG_SECONDS = 60;
+const EXPIRY_LAG_SECONDS = 60;
 
 const STORED = Symbol('stored payloads');
 type WithStored = { [STORED]?: Map<string, string> };

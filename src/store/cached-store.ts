@@ -35,7 +35,9 @@ const users: Keeping<UserWithGroups> = {
   give: (kept) => kept as UserWithGroups,
 };
 
-const keyOfRow = (row: { model: string; id: string }) => (CACHED_MODELS.has(row.model) ? `p:${row.model}:${row.id}` : undefined);
+/** The key a kept engine row lives under; undefined for models the replicas do not keep. */
+const keyOf = (model: string, id: string) => (CACHED_MODELS.has(model) ? `p:${model}:${id}` : undefined);
+const forget = (cache: ReadCache, key: string | undefined) => key !== undefined && cache.forget(key);
 
 export function withReadCache(store: Store, cache: ReadCache): Store {
   const { oidcPayloads } = store;
@@ -50,29 +52,29 @@ export function withReadCache(store: Store, cache: ReadCache): Store {
       async redeem(consume, rows, now) {
         const redeemed = await oidcPayloads.redeem(consume, rows, now);
         // Consumes are not announced (migration 0009): this replica forgets its own at once.
-        if (consume) cache.forget(`p:${consume.model}:${consume.id}`);
-        const created = new Set(redeemed.inserted.map(({ model, id }) => `${model}:${id}`));
+        if (consume) forget(cache, keyOf(consume.model, consume.id));
+        const created = new Set(redeemed.inserted.map(({ model, id }) => keyOf(model, id)));
         for (const row of rows) {
-          const key = keyOfRow(row);
+          const key = keyOf(row.model, row.id);
           if (!key) continue;
-          if (created.has(`${row.model}:${row.id}`)) cache.keepCreated(key, { ...row, consumed_at: null }, how);
+          if (created.has(key)) cache.keepCreated(key, { ...row, consumed_at: null }, how);
           else cache.forget(key);
         }
         return redeemed;
       },
       async upsert(row) {
         await oidcPayloads.upsert(row);
-        const key = keyOfRow(row);
-        if (key) cache.forget(key);
+        forget(cache, keyOf(row.model, row.id));
       },
       async consume(model, id, now) {
         const won = await oidcPayloads.consume(model, id, now);
-        cache.forget(`p:${model}:${id}`);
+        forget(cache, keyOf(model, id));
         return won;
       },
-      find: (model, id, now) => (CACHED_MODELS.has(model)
-        ? cache.read(`p:${model}:${id}`, () => oidcPayloads.find(model, id, now), how)
-        : oidcPayloads.find(model, id, now)),
+      find: (model, id, now) => {
+        const key = keyOf(model, id);
+        return key ? cache.read(key, () => oidcPayloads.find(model, id, now), how) : oidcPayloads.find(model, id, now);
+      },
     },
     users: {
       ...store.users,

@@ -1,8 +1,9 @@
 /**
  * The database statements each hot request makes, on PostgreSQL (the log is printed; the bounds are the issue's
  * rules): a UserInfo looks its token up once, and the replica's read cache answers the grant and the user (then the
- * token too); a refresh is one read and one write; discovery and JWKS touch no database. A statement here is a
- * round trip to PostgreSQL.
+ * token too); a refresh is one write at the replica that issued its token; a single sign-on authorization writes
+ * only its code and its exchange once; discovery and JWKS touch no database. A statement here is a round trip to
+ * PostgreSQL.
  */
 import { createPostgresDatabase } from '../helpers/database.js';
 import { openDatabase } from '../../src/store/database.js';
