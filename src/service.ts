@@ -70,11 +70,14 @@ interface SignInInfrastructure {
   close(): Promise<void>;
 }
 
-/** Counters wait out a reconnect for up to 2 s; while Redis is not ready they fall back to per-process ones at once. */
+/**
+ * Counters wait out a reconnect for up to 2 s; while Redis is not ready they fall back to per-process ones at once.
+ * The commands of one event-loop turn (a sign-in's counters, counted or reset together) go in one write.
+ */
 function redisInfrastructure(settings: Settings): SignInInfrastructure {
   const connection = redisConnection(settings.redis.url, 'producer'); // fails fast while Redis is down
   const counters = new Redis(settings.redis.url, {
-    maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: 2000, commandTimeout: 2000,
+    maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: 2000, commandTimeout: 2000, enableAutoPipelining: true,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
   for (const client of [connection, counters]) client.on('error', () => {}); // they reconnect; readiness reports the outage

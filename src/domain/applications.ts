@@ -31,18 +31,10 @@ export async function ensureAccessGroups(store: Store, applications: Application
 }
 
 /**
- * Spec §5: a user outside the application's access group cannot sign in to it, nor refresh or use tokens of
- * it. The group is looked up by name on every check, so renaming or recreating it takes effect at once.
- */
-export async function mayUseApplication(store: Store, app: ApplicationSettings, user: UserRow): Promise<boolean> {
-  if (!user.is_active) return false;
-  if (!app.access_group) return true;
-  return store.groups.hasMemberNamed(app.access_group, user.id);
-}
-
-/**
- * The user with this uuid, and whether they may use the application (spec §5): active, and in its access group.
- * Asked on every token use. A replica may answer from its read cache, which the database's change notices empty
+ * Spec §5: a user outside the application's access group cannot sign in to it, nor refresh or use tokens of it.
+ * The user with this uuid, and whether they may use the application: active, and in its access group (compared
+ * by name, so renaming or recreating the group takes effect at once). Asked at the end of every sign-in and on
+ * every token use. A replica may answer from its read cache, which the database's change notices empty
  * for this user the moment a deactivation or a membership change commits (src/store/change-feed.ts).
  */
 export async function userAllowedIn(store: Store, app: ApplicationSettings, uuid: string): Promise<{ user?: UserRow; allowed: boolean }> {

@@ -5,7 +5,7 @@
  * so an event lands with its change or not at all. Details name fields, never secret values.
  */
 import { fromScope, withinScope } from '../request-scope.js';
-import type { ActorType, Store } from '../store/contract.js';
+import type { ActorType, NewAuditEvent, Store } from '../store/contract.js';
 
 export interface Actor {
   type: ActorType;
@@ -30,12 +30,17 @@ export interface AuditSubject {
   actor?: Actor;
 }
 
-export async function audit(store: Store, action: string, subject: AuditSubject = {}): Promise<void> {
+/** The event as stored, for writes that record it themselves (a sign-in, with its `last_login`). */
+export function auditEvent(action: string, subject: AuditSubject = {}): NewAuditEvent {
   const actor = subject.actor ?? currentActor();
-  await store.audit.record({
+  return {
     action, actor_type: actor.type, actor: actor.id ?? null, user_uuid: subject.user ?? null, app: subject.app ?? null,
     ip: actor.ip ?? null, user_agent: actor.userAgent?.slice(0, 512) ?? null, details: subject.details,
-  });
+  };
+}
+
+export async function audit(store: Store, action: string, subject: AuditSubject = {}): Promise<void> {
+  await store.audit.record(auditEvent(action, subject));
 }
 
 /** Audit events older than the retention period go; returns how many. */

@@ -4,8 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import bcrypt from 'bcrypt';
-import type { Store, UserRow } from '../store/contract.js';
-import { findUserByEmail } from './users.js';
+import type { SignInRecord, Store } from '../store/contract.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { audit } from './audit.js';
 
@@ -64,13 +63,16 @@ export async function setPassword(store: Store, userId: number, password: string
   });
 }
 
+/** The user behind an e-mail address as the sign-in pages need them (their hash, their second factors), in one read. */
+export const signInRecordOf = (store: Store, email: string) => store.credentials.signInRecord(email.trim());
+
 /**
- * The active user whose e-mail and password match, else undefined. Unknown e-mails and users without a
- * password are checked against a dummy hash, so the answer takes as long and says nothing more.
+ * The active user whose e-mail and password match, with their second factors; else undefined. Unknown e-mails
+ * and users without a password are checked against a dummy hash, so the answer takes as long and says nothing more.
  */
-export async function checkCredentials(store: Store, email: string, password: string, cost: number): Promise<UserRow | undefined> {
-  const user = email ? await findUserByEmail(store, email) : undefined;
-  const hash = user ? await store.credentials.passwordHash(user.id) : undefined;
+export async function checkCredentials(store: Store, email: string, password: string, cost: number): Promise<Omit<SignInRecord, 'passwordHash'> | undefined> {
+  const record = email ? await signInRecordOf(store, email) : undefined;
+  const hash = record?.passwordHash;
   const matches = await verifyPassword(password, hash ?? (await dummyHash(cost)));
-  return matches && hash && user?.is_active ? user : undefined;
+  return matches && hash && record.user.is_active ? { user: record.user, secondFactors: record.secondFactors } : undefined;
 }

@@ -64,19 +64,20 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
   const announces = (kind: LimitKind) => announced && kind === 'client_auth';
 
   return {
+    // Every key is counted, whatever the others say: asked together, they reach Redis in one write.
     async attempt(keys) {
-      let refused: LimitOutcome | undefined;
-      for (const [kind, key] of keys) {
+      const outcomes = await Promise.all(keys.map(async ([kind, key]): Promise<LimitOutcome | undefined> => {
         try {
           const res = await limiters[kind].consume(key.toLowerCase());
           if (announces(kind) && res.remainingPoints === 0) announced!.announce(key.toLowerCase(), res.msBeforeNext);
+          return undefined;
         } catch (error) {
           if (!(error instanceof RateLimiterRes)) throw error;
           if (announces(kind)) announced!.announce(key.toLowerCase(), error.msBeforeNext);
-          refused ??= refusal(kind, error);
+          return refusal(kind, error);
         }
-      }
-      return refused ?? { allowed: true };
+      }));
+      return outcomes.find((outcome) => outcome !== undefined) ?? { allowed: true };
     },
     async check(keys) {
       for (const [kind, key] of keys) {

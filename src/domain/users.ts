@@ -1,5 +1,5 @@
 /** Users: create, read, update, delete. Every write runs in one transaction. */
-import { UniqueViolation, type Page, type Store, type UserFilter, type UserRow } from '../store/contract.js';
+import { UniqueViolation, type Page, type NewAuditEvent, type Store, type UserFilter, type UserRow } from '../store/contract.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { changedFields, emitMembershipChange, emitUserDeactivated, emitUserUpdated } from './events.js';
 import { signOutEverywhere } from './logout.js';
@@ -72,8 +72,8 @@ export const findUserByUuid = (store: Store, uuid: string) => store.users.findBy
 /** The user with this e-mail (exact, case-insensitive), active or not. */
 export const findUserByEmail = (store: Store, email: string) => store.users.findByEmail(email.trim());
 
-/** A completed sign-in: shown as last_login. */
-export const recordSignIn = (store: Store, userId: number, at = new Date()) => store.credentials.recordLogin(userId, at);
+/** A completed sign-in: shown as last_login, written together with its audit event. */
+export const recordSignIn = (store: Store, userId: number, event: NewAuditEvent, at = new Date()) => store.credentials.recordLogin(userId, at, event);
 
 export async function getUser(store: Store, id: number): Promise<UserView> {
   const row = await store.users.findById(id);

@@ -4,28 +4,27 @@
  * application's access group (spec §5) last, so nothing about membership shows before both factors.
  */
 import type { InteractionResults } from 'oidc-provider';
-import type { UserRow } from '../store/contract.js';
-import { mayUseApplication } from '../domain/applications.js';
+import type { SecondFactors, UserRow } from '../store/contract.js';
+import { userAllowedIn } from '../domain/applications.js';
 import { recordSignIn } from '../domain/users.js';
 import { signIns } from '../observability/metrics.js';
-import { hasTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
-import { hasPasskey } from '../domain/passkeys.js';
+import { otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEnrolPage, renderMfaPage } from './pages.js';
-import { audit, currentActor } from '../domain/audit.js';
+import { audit, auditEvent, currentActor } from '../domain/audit.js';
 
-export async function continueSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[]) {
+/** `factors`: the user's second factors when the caller has read them already (with the password hash). */
+export async function continueSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[], factors?: SecondFactors) {
   const { uid } = ctx.state.interaction.details;
-  const [totp, passkey] = await Promise.all([hasTotp(deps.store, user.id), hasPasskey(deps.store, user.id)]);
-  if (totp || passkey) return renderMfaPage(ctx, deps.tickets.sign(uid, { user: user.uuid, stage: 'mfa', amr }), { totp, passkey });
+  const has = factors ?? (await deps.store.credentials.secondFactors(user.id));
+  if (has.totp || has.passkey) return renderMfaPage(ctx, deps.tickets.sign(uid, { user: user.uuid, stage: 'mfa', amr }), has);
   if (ctx.state.interaction.entry.app.require_mfa) return showEnrolment(ctx, deps, user, amr, true);
   return completeSignIn(ctx, deps, user, amr);
 }
 
 /** The second-factor page again (after a wrong code or passkey), offering what the user has. */
 export async function showSecondFactor(ctx: InteractionContext, deps: SignInDeps, user: UserRow, ticket: string, error: string, status: number) {
-  const [totp, passkey] = await Promise.all([hasTotp(deps.store, user.id), hasPasskey(deps.store, user.id)]);
-  return renderMfaPage(ctx, ticket, { totp, passkey }, error, status);
+  return renderMfaPage(ctx, ticket, await deps.store.credentials.secondFactors(user.id), error, status);
 }
 
 /** The enrolment page: a new secret when `fresh`, else the pending one again (after a wrong code). */
@@ -43,23 +42,25 @@ export async function completeSignIn(ctx: InteractionContext, deps: SignInDeps, 
   const { app } = ctx.state.interaction.entry;
   const method = amr.join('+');
   const actor = { ...currentActor(), type: 'user' as const, id: user.uuid };
-  if (!(await mayUseApplication(deps.store, app, user))) {
+  // The same rule and read as every later token use: the replica then has the user kept for the code exchange.
+  if (!(await userAllowedIn(deps.store, app, user.uuid)).allowed) {
     signIns.inc({ outcome: 'denied', method });
     await audit(deps.store, 'sign_in.denied', { user: user.uuid, app: app.slug, actor, details: { method: amr, reason: 'access_group' } });
     return finishInteraction(ctx, { error: 'access_denied', error_description: 'you are not allowed to use this application' });
   }
-  await deps.store.transaction(async (tx) => {
-    await recordSignIn(tx, user.id);
-    await audit(tx, 'sign_in.succeeded', { user: user.uuid, app: app.slug, actor, details: { method: amr } });
-  });
+  await recordSignIn(deps.store, user.id, auditEvent('sign_in.succeeded', { user: user.uuid, app: app.slug, actor, details: { method: amr } }));
   signIns.inc({ outcome: 'success', method });
   return finishInteraction(ctx, { login: { accountId: user.uuid, amr, remember: true } });
 }
 
-/** Hands the result back to the engine and sends the browser on to the authorization resume URL. */
+/**
+ * Hands the result back to the engine and sends the browser on to the authorization resume URL. What the
+ * engine's `interactionResult` does, on the interaction this request loaded already (it would read it again).
+ */
 export async function finishInteraction(ctx: InteractionContext, result: InteractionResults): Promise<void> {
-  const { provider } = ctx.state.interaction.entry;
-  const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+  const { details } = ctx.state.interaction;
+  details.result = result;
+  await details.save(details.exp - Math.floor(Date.now() / 1000));
   ctx.status = 303;
-  ctx.redirect(to);
+  ctx.redirect(details.returnTo);
 }

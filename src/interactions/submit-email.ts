@@ -3,8 +3,7 @@
  * setup page (spec §1). Everyone else — users with a password, unknown and inactive e-mails alike — gets the
  * same password page, after the same single lookup, so the answer says nothing about them.
  */
-import { findUserByEmail } from '../domain/users.js';
-import { hasPassword } from '../domain/passwords.js';
+import { signInRecordOf } from '../domain/passwords.js';
 import { sendSetupCode } from '../domain/password-setup.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEmailPage, renderPasswordPage, renderSetupPage, unavailable } from './pages.js';
@@ -17,8 +16,9 @@ export function submitEmail(deps: SignInDeps) {
   return async function submitEmail(ctx: InteractionContext) {
     const email = String(ctx.request.body?.email ?? '').trim();
     if (!EMAIL.test(email) || email.length > 254) return renderEmailPage(ctx, email, 'Enter a valid e-mail address.', 400);
-    const user = await findUserByEmail(deps.store, email);
-    if (!user?.is_active || (await hasPassword(deps.store, user.id))) return renderPasswordPage(ctx, email);
+    const record = await signInRecordOf(deps.store, email);
+    if (!record?.user.is_active || record.passwordHash) return renderPasswordPage(ctx, email);
+    const { user } = record;
 
     // Each code is a mail: counted per interaction and per IP so the page cannot be used to flood a mailbox.
     const { details, entry } = ctx.state.interaction;

@@ -23,8 +23,8 @@ export function submitPassword(deps: SignInDeps) {
     const limited = await countAttempt(ctx, deps, [['account', fromHere], ['account_total', email]]);
     if (limited.refused) return renderPasswordPage(ctx, email, limited.refused, 429);
 
-    const user = await checkCredentials(deps.store, email, password, deps.settings.passwords.bcrypt_cost);
-    if (!user) {
+    const signedIn = await checkCredentials(deps.store, email, password, deps.settings.passwords.bcrypt_cost);
+    if (!signedIn) {
       await countFailure(ctx, deps);
       signIns.inc({ outcome: 'failure', method: 'pwd' });
       // The identifier as typed (no lookup: an unknown e-mail must cost the same time as a known one).
@@ -32,6 +32,6 @@ export function submitPassword(deps: SignInDeps) {
       return renderPasswordPage(ctx, email, SIGN_IN_FAILED, 400);
     }
     await Promise.all([deps.services.limits.reset('account', fromHere), deps.services.limits.reset('account_total', email)]);
-    return continueSignIn(ctx, deps, user, ['pwd']);
+    return continueSignIn(ctx, deps, signedIn.user, ['pwd'], signedIn.secondFactors);
   };
 }

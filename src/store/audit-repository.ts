@@ -1,8 +1,14 @@
 /** The audit trail in PostgreSQL (one table, indexed by time, user, app and action). */
 import type { Kysely } from 'kysely';
-import type { AuditFilter, AuditRepository } from './audit-contract.js';
+import type { AuditFilter, AuditRepository, NewAuditEvent } from './audit-contract.js';
 import type { Tables } from './tables.js';
 import { UUID } from '../uuid.js';
+
+/** The row an event is stored as (here, and with a sign-in's `last_login` in credentials-repository.ts). */
+export const auditValues = (event: NewAuditEvent) => ({
+  action: event.action, actor_type: event.actor_type, actor: event.actor ?? null, user_uuid: event.user_uuid ?? null,
+  app: event.app ?? null, ip: event.ip ?? null, user_agent: event.user_agent ?? null, details: JSON.stringify(event.details ?? {}),
+});
 
 export function auditRepository(db: Kysely<Tables>): AuditRepository {
   const filtered = (filter: AuditFilter) => {
@@ -17,10 +23,7 @@ export function auditRepository(db: Kysely<Tables>): AuditRepository {
 
   return {
     async record(event) {
-      await db.insertInto('audit_events').values({
-        action: event.action, actor_type: event.actor_type, actor: event.actor ?? null, user_uuid: event.user_uuid ?? null,
-        app: event.app ?? null, ip: event.ip ?? null, user_agent: event.user_agent ?? null, details: JSON.stringify(event.details ?? {}),
-      }).execute();
+      await db.insertInto('audit_events').values(auditValues(event)).execute();
     },
 
     async list(filter, page) {

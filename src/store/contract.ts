@@ -74,8 +74,6 @@ export interface GroupsRepository {
   findByName(name: string): Promise<GroupRow | undefined>;
   /** Like findByUuid, and locks the row until the transaction ends: concurrent changes to one group queue up. */
   lockByUuid(uuid: string): Promise<GroupRow | undefined>;
-  /** True when the user is a member of the group with this name (exact, case-insensitive): one indexed query. */
-  hasMemberNamed(groupName: string, userId: number): Promise<boolean>;
   /** The subset of `uuids` that names no group. */
   missing(uuids: string[]): Promise<string[]>;
   /** Ordered by name, then uuid. */
@@ -173,12 +171,31 @@ export interface SigningKeysRepository {
 }
 
 /** The secrets side of a user: kept apart from UserRow so password hashes never travel with user views. */
+/** The second factors a user has set up: a confirmed TOTP secret, at least one passkey. */
+export interface SecondFactors {
+  totp: boolean;
+  passkey: boolean;
+}
+
+/** What the sign-in pages need of the person behind an e-mail address, read at once. */
+export interface SignInRecord {
+  user: UserRow;
+  /** The bcrypt hash; null when the user has none. */
+  passwordHash: string | null;
+  secondFactors: SecondFactors;
+}
+
 export interface CredentialsRepository {
   /** The bcrypt hash, null when the user has none, undefined for an unknown user. */
   passwordHash(userId: number): Promise<string | null | undefined>;
+  /** The user with this e-mail (case-insensitively), their hash and second factors, in one read; undefined when unknown. */
+  signInRecord(email: string): Promise<SignInRecord | undefined>;
+  /** The user's second factors (none for an unknown user), in one read. */
+  secondFactors(userId: number): Promise<SecondFactors>;
   /** False for an unknown user. */
   setPasswordHash(userId: number, hash: string): Promise<boolean>;
-  recordLogin(userId: number, at: Date): Promise<void>;
+  /** A completed sign-in: `last_login` and its audit event, written together in one statement. */
+  recordLogin(userId: number, at: Date, event: NewAuditEvent): Promise<void>;
 }
 
 export interface InstanceState {
@@ -191,7 +208,7 @@ import type { EventsRepository } from './events-contract.js';
 export type { MfaRepository, PasswordSetupRepository, SetupCodeRow, TotpCredential } from './mfa-contract.js';
 import type { MfaRepository, PasswordSetupRepository } from './mfa-contract.js';
 export type { ActorType, AuditFilter, AuditRepository, AuditRow, NewAuditEvent } from './audit-contract.js';
-import type { AuditRepository } from './audit-contract.js';
+import type { AuditRepository, NewAuditEvent } from './audit-contract.js';
 export type { NewPasskey, PasskeyRow, PasskeysRepository } from './passkeys-contract.js';
 import type { PasskeysRepository } from './passkeys-contract.js';
 

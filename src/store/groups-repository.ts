@@ -27,13 +27,6 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
 
     lockByUuid: (uuid) => db.selectFrom('groups').selectAll().where('uuid', '=', uuid).forUpdate().executeTakeFirst(),
 
-    async hasMemberNamed(groupName, userId) {
-      const row = await db.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
-        .select('memberships.user_id').where(sql`lower(groups.name)`, '=', lowered(groupName)).where('memberships.user_id', '=', userId)
-        .executeTakeFirst();
-      return row !== undefined;
-    },
-
     async missing(uuids) {
       if (!uuids.length) return [];
       const found = await db.selectFrom('groups').select('uuid').where('uuid', 'in', uuids).execute();

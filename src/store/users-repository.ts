@@ -8,12 +8,12 @@ import { isStorableText } from './storable-text.js';
 import { UUID } from '../uuid.js';
 import { preparedLookup } from './prepared-statements.js';
 
-const columns = [
+export const USER_COLUMNS = [
   'id', 'uuid', 'username', 'email', 'name', 'email_verified', 'is_active', 'attributes', 'last_login', 'created_at', 'updated_at',
 ] as const;
 
 /** A user with the lower-cased names of its groups: the access-group check of every token request (prepared). */
-const withGroups = preparedLookup<{ uuid: string }, UserRow & { groups: string[] }>((db: Kysely<Tables>, { uuid }) => db.selectFrom('users').select(columns)
+const withGroups = preparedLookup<{ uuid: string }, UserRow & { groups: string[] }>((db: Kysely<Tables>, { uuid }) => db.selectFrom('users').select(USER_COLUMNS)
   .select((eb) => sql<string[]>`array(${eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
     .select(sql<string>`lower(groups.name)`.as('name')).whereRef('memberships.user_id', '=', 'users.id').orderBy('name')})`.as('groups'))
   .where('uuid', '=', uuid), ['uuid']);
@@ -48,14 +48,14 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
             password_hash: null,
             last_login: null,
           })
-          .returning(columns)
+          .returning(USER_COLUMNS)
           .executeTakeFirstOrThrow(),
       ),
 
-    findById: (id) => db.selectFrom('users').select(columns).where('id', '=', id).executeTakeFirst(),
+    findById: (id) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst(),
 
     // The uuid column refuses malformed text with an error; an unknown subject is simply absent.
-    findByUuid: async (uuid) => (UUID.test(uuid) ? db.selectFrom('users').select(columns).where('uuid', '=', uuid).executeTakeFirst() : undefined),
+    findByUuid: async (uuid) => (UUID.test(uuid) ? db.selectFrom('users').select(USER_COLUMNS).where('uuid', '=', uuid).executeTakeFirst() : undefined),
 
     async findByUuidWithGroups(uuid) {
       if (!UUID.test(uuid)) return undefined;
@@ -66,16 +66,16 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     },
 
     findByEmail: async (email) =>
-      (isStorableText(email) ? db.selectFrom('users').select(columns).where(sql`lower(email)`, '=', lowered(email)).executeTakeFirst() : undefined),
+      (isStorableText(email) ? db.selectFrom('users').select(USER_COLUMNS).where(sql`lower(email)`, '=', lowered(email)).executeTakeFirst() : undefined),
 
-    lockById: (id) => db.selectFrom('users').select(columns).where('id', '=', id).forUpdate().executeTakeFirst(),
+    lockById: (id) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst(),
 
     async list(filter: UserFilter, page: Page): Promise<Slice<UserRow>> {
       if (filter.search) {
         // A search reads its matches once, through the trigram indexes (materialized: with the page's ORDER BY id
         // LIMIT the planner would walk the primary key instead, through the whole table for a rare term), and
         // counts and pages them in the same statement.
-        const rows = await db.with((cte) => cte('matched').materialized(), () => filtered(filter).select(columns))
+        const rows = await db.with((cte) => cte('matched').materialized(), () => filtered(filter).select(USER_COLUMNS))
           .selectFrom('matched').selectAll()
           .select(sql<number>`(select count(*) from matched)::int`.as('total'))
           .orderBy('id').offset(page.offset).limit(page.limit).execute();
@@ -85,7 +85,7 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
       // The count and the page are independent reads: asked together, a list waits for the slower, not both.
       const [[{ total }], rows] = await Promise.all([
         filtered(filter).select(sql<number>`count(*)::int`.as('total')).execute(),
-        filtered(filter).select(columns).orderBy('id').offset(page.offset).limit(page.limit).execute(),
+        filtered(filter).select(USER_COLUMNS).orderBy('id').offset(page.offset).limit(page.limit).execute(),
       ]);
       return { total: total!, rows };
     },
@@ -96,7 +96,7 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
         db.updateTable('users')
           .set({ ...plain, ...(attributes ? { attributes: JSON.stringify(attributes) } : {}), updated_at: sql`now()` })
           .where('id', '=', id)
-          .returning(columns)
+          .returning(USER_COLUMNS)
           .executeTakeFirst(),
       );
     },

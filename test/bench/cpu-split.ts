@@ -5,9 +5,8 @@
  */
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { LOOPS } from './fixture.js';
 import { runLoops } from './loops.js';
-import { protocolScenarios } from './protocol-scenarios.js';
+import { namedScenario, scenarioNames } from './named-scenarios.js';
 import { startProcess } from './processes.js';
 
 const TICKS = 100; // USER_HZ on Linux
@@ -26,12 +25,16 @@ const sample = (service: number) => ({
 });
 
 const name = process.argv[2] ?? 'UserInfo';
+if (!scenarioNames().includes(name)) {
+  console.error(`unknown scenario "${name}"; one of: ${scenarioNames().join(', ')}`);
+  process.exit(2);
+}
 const service = await startProcess('service-process.ts');
-const op = protocolScenarios[name]!(service.fixture);
-await runLoops(LOOPS, 2, op);
+const { loops, op } = namedScenario(name, service.fixture)!;
+await runLoops(loops, 2, op);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const before = sample(service.fixture.pid);
-const result = await runLoops(LOOPS, seconds, op);
+const result = await runLoops(loops, seconds, op);
 const after = sample(service.fixture.pid);
 await service.stop();
 console.log(`${name}: ${result.perSecond.toFixed(0)}/s over ${seconds} s on ${(await import('node:os')).cpus().length} CPUs`);

@@ -5,23 +5,21 @@
  */
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { LOOPS } from './fixture.js';
 import { runLoops } from './loops.js';
-import { protocolScenarios } from './protocol-scenarios.js';
+import { namedScenario, scenarioNames } from './named-scenarios.js';
 import { startProcess } from './processes.js';
 
 const name = process.argv[2] ?? 'UserInfo';
-const scenario = protocolScenarios[name];
-if (!scenario) {
-  console.error(`unknown scenario "${name}"; one of: ${Object.keys(protocolScenarios).join(', ')}`);
+if (!scenarioNames().includes(name)) {
+  console.error(`unknown scenario "${name}"; one of: ${scenarioNames().join(', ')}`);
   process.exit(2);
 }
 const dir = '/tmp/idp-profile';
 await rm(dir, { recursive: true, force: true });
 const service = await startProcess('service-process.ts', {}, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-const op = scenario(service.fixture);
-await runLoops(LOOPS, 2, op); // warm up
-const result = await runLoops(LOOPS, Number(process.env.BENCH_SECONDS ?? 10), op);
+const { loops, op } = namedScenario(name, service.fixture)!;
+await runLoops(loops, 2, op); // warm up
+const result = await runLoops(loops, Number(process.env.BENCH_SECONDS ?? 10), op);
 await service.stop();
 console.log(`${name}: ${result.perSecond.toFixed(0)}/s, p50 ${result.p50.toFixed(1)} ms, errors ${result.errors}`);
 

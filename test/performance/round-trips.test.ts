@@ -2,8 +2,8 @@
  * The database statements each hot request makes, on PostgreSQL (the log is printed; the bounds are the issue's
  * rules): a UserInfo looks its token up once, and the replica's read cache answers the grant and the user (then the
  * token too); a refresh is one write at the replica that issued its token; a single sign-on authorization writes
- * only its code and its exchange once; discovery and JWKS touch no database. A statement here is a round trip to
- * PostgreSQL.
+ * only its code and its exchange once; discovery and JWKS touch no database; a whole password sign-in makes 13. A
+ * statement here is a round trip to PostgreSQL.
  */
 import { createPostgresDatabase } from '../helpers/database.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -94,6 +94,33 @@ describePostgres('database round trips per hot request (postgres)', () => {
     } finally {
       await uncached.close();
     }
+  });
+
+  test('a whole password sign-in, authorize to code exchange: 13 statements, the person read once per step', async () => {
+    const user = await idp.user({ groups: [await idp.groupUuid('staff')] });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    statements.length = 0;
+    recording = true;
+    const signIn = await httpSignIn(new CookieClient(), idp.apps.wiki!, idp.url, user.email, PASSWORD);
+    const { status } = await redeemCode(idp.apps.wiki!, idp.url, signIn);
+    recording = false;
+    const sql = [...statements];
+    console.log(`sign-in: ${sql.length} statements\n  ${sql.map((s) => s.replace(/\s+/g, ' ').slice(0, 200)).join('\n  ')}`);
+    expect(status).toBe(200);
+    // The engine's interaction: written at the authorization, read once by each of the four requests that carry
+    // it (the e-mail page, its post, the password post, the resume), saved with the result, deleted at the resume.
+    const interactionReads = sql.filter((s) => /^select .* from "oidc_payloads"/s.test(s));
+    expect(interactionReads).toHaveLength(4);
+    // The e-mail and password steps each read the person once: user, hash and second factors together.
+    const records = sql.filter((s) => /"password_hash"/.test(s));
+    expect(records).toHaveLength(2);
+    expect(records.every((s) => /exists \(select 1 as "one" from "totp_credentials"/.test(s) && /from "passkeys"/.test(s))).toBe(true);
+    // The access-group check reads the user with their groups, which the replica then keeps for the code exchange.
+    expect(sql.filter((s) => /"memberships"/.test(s))).toHaveLength(1);
+    // last_login and the audit event: one statement, no transaction around it.
+    expect(sql.filter((s) => /^with "login" as \(update "users" set "last_login"/.test(s) && /insert into "audit_events"/.test(s))).toHaveLength(1);
+    expect(sql.filter((s) => /^(begin|commit)/i.test(s.trim()))).toEqual([]);
+    expect(sql).toHaveLength(13);
   });
 
   /** An SSO authorization of the signed-in browser: its statements and the code. */

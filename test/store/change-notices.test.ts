@@ -1,5 +1,5 @@
 /**
- * The database's change notices (migrations 0008 and 0009) and the read cache that trusts them (src/store/change-feed.ts):
+ * The database's change notices (migrations 0008, 0009 and 0011) and the read cache that trusts them (src/store/change-feed.ts):
  * every change a cached row could go stale by is announced by the database itself, on both stores; nothing is
  * announced for what cannot be cached; and on PostgreSQL a lost listening connection turns the cache off until it
  * listens again.
@@ -92,10 +92,14 @@ describe.each(engines)('change notices (%s)', (engine) => {
     expect(await noticesOf(() => db.store.sweepExpired(new Date()))).toEqual([]);
   });
 
-  test('users and groups: a user changed or deleted, a membership added or removed name the user; a group renamed or deleted names everyone', async () => {
+  test('users and groups: a user changed (but for a sign-in\'s last_login) or deleted, a membership added or removed name the user; a group renamed or deleted names everyone', async () => {
     const ada = await db.store.users.insert({ username: 'notice-ada', email: 'notice-ada@example.com', name: 'Ada' });
     const staff = await db.store.groups.insert({ name: 'notice-staff' });
     expect(await noticesOf(() => db.store.users.update(ada.id, { is_active: false }))).toEqual([`u:${ada.uuid}`]);
+    // A sign-in's last_login alone is silent (migration 0011): no cached answer shows it.
+    const signedIn = { action: 'sign_in.succeeded', actor_type: 'user' as const, user_uuid: ada.uuid };
+    expect(await noticesOf(() => db.store.credentials.recordLogin(ada.id, new Date(), signedIn))).toEqual([]);
+    expect(await noticesOf(() => db.store.credentials.setPasswordHash(ada.id, '$2b$04$changed'))).toEqual([`u:${ada.uuid}`]);
     expect(await noticesOf(() => db.store.groups.addMember(staff.uuid, ada.id))).toEqual([`u:${ada.uuid}`]);
     expect(await noticesOf(() => db.store.groups.removeMember(staff.uuid, ada.id))).toEqual([`u:${ada.uuid}`]);
     await db.store.groups.addMember(staff.uuid, ada.id);
