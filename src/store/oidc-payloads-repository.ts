@@ -23,6 +23,14 @@ const lookups = {
   uid: preparedLookup<Lookup, OidcPayload>((db, v) => liveRow(db, v.model, v.now).where('uid', '=', v.key), ['model', 'now', 'key']),
 };
 
+type SavedRow = Omit<OidcPayload, 'payload' | 'consumed_at'> & { payload: string };
+const SAVED = ['model', 'id', 'payload', 'grant_id', 'user_code', 'uid', 'account_id', 'client_id', 'expires_at'] as const;
+/** The engine's single saves (every sign-in's interaction, twice): prepared. A new row starts unconsumed. */
+const saveRow = preparedLookup<SavedRow, never>((db: Kysely<Tables>, v) => db.insertInto('oidc_payloads').values(v)
+  .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet((eb) => Object.fromEntries(
+    SAVED.filter((column) => column !== 'model' && column !== 'id').map((column) => [column, eb.ref(`excluded.${column}`)]),
+  ))), [...SAVED]);
+
 export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsRepository {
   /** A key PostgreSQL cannot hold names no row: answered without asking (the query would fail). */
   const findBy = async (column: 'id' | 'uid' | 'user_code', model: string, key: string, now: Date): Promise<OidcPayload | undefined> => {
@@ -36,18 +44,7 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
 
   const repository: OidcPayloadsRepository = {
     async upsert(row) {
-      const values = { ...row, payload: JSON.stringify(row.payload) };
-      await db.insertInto('oidc_payloads').values({ ...values, consumed_at: null })
-        .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet({
-          payload: values.payload,
-          grant_id: values.grant_id,
-          user_code: values.user_code,
-          uid: values.uid,
-          account_id: values.account_id,
-          client_id: values.client_id,
-          expires_at: values.expires_at,
-        }))
-        .execute();
+      await saveRow(db, { ...row, payload: JSON.stringify(row.payload) });
     },
 
     find: (model, id, now) => findBy('id', model, id, now),

@@ -58,7 +58,7 @@ try {
 }
 
 if (only) process.exit(0);
-const sections = await serviceOnlySections(seconds);
+const sections = await serviceOnlySections(seconds, rounds);
 
 const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${os.type()} ${os.release()}`;
 const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim() + (execSync('git status --porcelain', { cwd: ROOT }).toString().trim() ? ' with uncommitted changes' : '');
