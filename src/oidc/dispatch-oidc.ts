@@ -11,6 +11,7 @@ import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { allowedOrigins } from '../domain/applications.js';
 import { PageError, ProtocolError, Unavailable } from '../errors.js';
+import { temporarilyUnavailable } from './engine-unavailable.js';
 import { runProvider } from './mount-provider.js';
 import { SHARED_PREFIX, type AppProvider, type ProviderSet } from './providers.js';
 import { formOf, readClientCredentials } from './read-client.js';
@@ -179,15 +180,11 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     try {
       await commitWriteBatch(store, ctx);
     } catch (error) {
-      if (error instanceof Unavailable) {
-        ctx.status = 503;
-        ctx.body = { error: 'temporarily_unavailable', error_description: 'the service is briefly unavailable; try again shortly' };
-      } else if (error instanceof errors.InvalidGrant) {
-        ctx.status = 400;
-        ctx.body = { error: 'invalid_grant', error_description: error.error_description };
-      } else {
-        throw error;
-      }
+      // The engine's answer for either (temporarily_unavailable as the engine's own calls get it: engine-unavailable.ts).
+      const answer = error instanceof Unavailable ? temporarilyUnavailable(error) : error;
+      if (!(answer instanceof errors.TemporarilyUnavailable || answer instanceof errors.InvalidGrant)) throw error;
+      ctx.status = answer.status;
+      ctx.body = { error: answer.error, error_description: answer.error_description };
     }
   }
 
