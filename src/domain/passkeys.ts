@@ -150,6 +150,3 @@ export async function checkPasskey(
   if (!(await store.passkeys.recordUse(passkey.id, passkey.sign_count, info.newCounter, info.credentialBackedUp, new Date()))) return { ok: false, reason: 'invalid' };
   return { ok: true, passkey, userUuid: user.uuid, amr: amrOf({ device_type: info.credentialDeviceType }, info.userVerified) };
 }
-
-/** True when the user has at least one passkey (a second factor like TOTP). */
-export const hasPasskey = async (store: Store, userId: number) => (await store.passkeys.listForUser(userId)).length > 0;
