@@ -54,13 +54,12 @@ export async function completeSignIn(ctx: InteractionContext, deps: SignInDeps, 
 }
 
 /**
- * Hands the result back to the engine and sends the browser on to the authorization resume URL. What the
- * engine's `interactionResult` does, on the interaction this request loaded already (it would read it again).
+ * Hands the result back to the engine and sends the browser on to the authorization resume URL. The engine reads
+ * the interaction again first: one that a resume ended meanwhile (while bcrypt ran) stays ended.
  */
 export async function finishInteraction(ctx: InteractionContext, result: InteractionResults): Promise<void> {
-  const { details } = ctx.state.interaction;
-  details.result = result;
-  await details.save(details.exp - Math.floor(Date.now() / 1000));
+  const { provider } = ctx.state.interaction.entry;
+  const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
   ctx.status = 303;
-  ctx.redirect(details.returnTo);
+  ctx.redirect(to);
 }

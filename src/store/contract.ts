@@ -170,7 +170,6 @@ export interface SigningKeysRepository {
   insertFirst(key: { kid: string; encrypted_jwk: string }): Promise<boolean>;
 }
 
-/** The secrets side of a user: kept apart from UserRow so password hashes never travel with user views. */
 /** The second factors a user has set up: a confirmed TOTP secret, at least one passkey. */
 export interface SecondFactors {
   totp: boolean;
@@ -185,6 +184,7 @@ export interface SignInRecord {
   secondFactors: SecondFactors;
 }
 
+/** The secrets side of a user: kept apart from UserRow so password hashes never travel with user views. */
 export interface CredentialsRepository {
   /** The bcrypt hash, null when the user has none, undefined for an unknown user. */
   passwordHash(userId: number): Promise<string | null | undefined>;
