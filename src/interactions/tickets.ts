@@ -32,7 +32,9 @@ export function ticketSigner(secret: string) {
     /** The ticket when it is genuine, for this interaction, at this stage and not expired. */
     verify(uid: string, token: unknown, stage: Stage, now = Date.now()): Ticket | undefined {
       if (typeof token !== 'string') return undefined;
-      const [body, given] = token.split('.');
+      const parts = token.split('.');
+      if (parts.length !== 2) return undefined; // exactly body.mac: nothing may ride along after the signature
+      const [body, given] = parts as [string, string];
       if (!body || !given) return undefined;
       if (!secrets.equal(given, mac(uid, body))) return undefined;
       const ticket = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Ticket & { exp: number };
