@@ -69,9 +69,12 @@ export const signInRecordOf = (store: Store, email: string) => store.credentials
 /**
  * The active user whose e-mail and password match, with their second factors; else undefined. Unknown e-mails
  * and users without a password are checked against a dummy hash, so the answer takes as long and says nothing more.
+ * `read` carries the e-mail's sign-in record when the caller has read it already (the first page's own lookup).
  */
-export async function checkCredentials(store: Store, email: string, password: string, cost: number): Promise<Omit<SignInRecord, 'passwordHash'> | undefined> {
-  const record = email ? await signInRecordOf(store, email) : undefined;
+export async function checkCredentials(
+  store: Store, email: string, password: string, cost: number, read?: { record: SignInRecord | undefined },
+): Promise<Omit<SignInRecord, 'passwordHash'> | undefined> {
+  const record = read ? read.record : email ? await signInRecordOf(store, email) : undefined;
   const hash = record?.passwordHash;
   const matches = await verifyPassword(password, hash ?? (await dummyHash(cost)));
   return matches && hash && record.user.is_active ? { user: record.user, secondFactors: record.secondFactors } : undefined;

@@ -19,7 +19,7 @@ function common(ctx: InteractionContext) {
 export function renderEmailPage(ctx: InteractionContext, email = '', error?: string, status = 200) {
   const { base } = ctx.state.interaction;
   // After a failed passkey the browser's autofill is not started again by itself (it would answer at once, again).
-  renderPage(ctx as never, 'email', { ...common(ctx), action: `${base}email`, passkey: passkeyForm(ctx), autofill: !error, email, error }, status);
+  renderPage(ctx as never, 'email', { ...common(ctx), action: `${base}email`, forgot: `${base}forgot`, passkey: passkeyForm(ctx), autofill: !error, email, error }, status);
 }
 
 /** The passkey form's targets (views/static/passkey.js fetches the options, then posts the answer). */

@@ -1,13 +1,16 @@
 /**
- * POST …/email: identifier first. An active user without a password gets a setup code by e-mail and the
- * setup page (spec §1). Everyone else — users with a password, unknown and inactive e-mails alike — gets the
- * same password page, after the same single lookup, so the answer says nothing about them.
+ * POST …/email: the first page, e-mail and an optional password (spec §1: "e-mail and password on the login page").
+ * An active user without a password gets a setup code by e-mail and the setup page, whatever was typed as a password.
+ * Everyone else — users with a password, unknown and inactive e-mails alike — goes on the same way after the same
+ * single lookup, so the answer says nothing about them: with a password, it is checked at once (as on the password
+ * page, counted the same); without one, the password page follows.
  */
 import { signInRecordOf } from '../domain/passwords.js';
 import { sendSetupCode } from '../domain/password-setup.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEmailPage, renderPasswordPage, renderSetupPage, unavailable } from './pages.js';
 import { countAttempt } from './count-attempt.js';
+import { passwordAttempt } from './submit-password.js';
 
 /** What the e-mail fields accept (the forgot-password page too). */
 export const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -16,8 +19,9 @@ export function submitEmail(deps: SignInDeps) {
   return async function submitEmail(ctx: InteractionContext) {
     const email = String(ctx.request.body?.email ?? '').trim();
     if (!EMAIL.test(email) || email.length > 254) return renderEmailPage(ctx, email, 'Enter a valid e-mail address.', 400);
+    const password = String(ctx.request.body?.password ?? '');
     const record = await signInRecordOf(deps.store, email);
-    if (!record?.user.is_active || record.passwordHash) return renderPasswordPage(ctx, email);
+    if (!record?.user.is_active || record.passwordHash) return password ? passwordAttempt(ctx, deps, email, password, { record }) : renderPasswordPage(ctx, email);
     const { user } = record;
 
     // Each code is a mail: counted per interaction and per IP so the page cannot be used to flood a mailbox.

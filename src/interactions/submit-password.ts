@@ -1,10 +1,11 @@
 /**
- * POST …/password: counts the attempt (per IP and per e-mail) before checking anything, checks the
+ * POST …/password (and POST …/email with a password filled in): counts the attempt (per IP and per e-mail) before checking anything, checks the
  * credentials, then goes on to the second factor or finishes. The failure message is the same for every
  * wrong e-mail/password combination, and a locked account is refused without looking at the password: the lock
  * is a wait with a stated end, per address, so nobody can lock a user out from everywhere for good.
  */
 import { checkCredentials } from '../domain/passwords.js';
+import type { SignInRecord } from '../store/contract.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderPasswordPage } from './pages.js';
 import { countAttempt, countFailure } from './count-attempt.js';
@@ -17,21 +18,28 @@ export const SIGN_IN_FAILED = 'Incorrect e-mail or password.';
 export function submitPassword(deps: SignInDeps) {
   return async function submitPassword(ctx: InteractionContext) {
     const email = String(ctx.request.body?.email ?? '').trim();
-    const password = String(ctx.request.body?.password ?? '');
-    // Per account from this address (a lock here locks out only this address), and from every address.
-    const fromHere = `${email}|${ctx.ip}`;
-    const limited = await countAttempt(ctx, deps, [['account', fromHere], ['account_total', email]]);
-    if (limited.refused) return renderPasswordPage(ctx, email, limited.refused, 429);
-
-    const signedIn = await checkCredentials(deps.store, email, password, deps.settings.passwords.bcrypt_cost);
-    if (!signedIn) {
-      await countFailure(ctx, deps);
-      signIns.inc({ outcome: 'failure', method: 'pwd' });
-      // The identifier as typed (no lookup: an unknown e-mail must cost the same time as a known one).
-      await audit(deps.store, 'sign_in.failed', { app: ctx.state.interaction.entry.app.slug, details: { step: 'pwd', email: email.slice(0, 254) } });
-      return renderPasswordPage(ctx, email, SIGN_IN_FAILED, 400);
-    }
-    await Promise.all([deps.services.limits.reset('account', fromHere), deps.services.limits.reset('account_total', email)]);
-    return continueSignIn(ctx, deps, signedIn.user, ['pwd'], signedIn.secondFactors);
+    return passwordAttempt(ctx, deps, email, String(ctx.request.body?.password ?? ''));
   };
+}
+
+/**
+ * One password attempt, from the password page or from the first page when both fields were filled in (`read`:
+ * that page has looked the e-mail up already).
+ */
+export async function passwordAttempt(ctx: InteractionContext, deps: SignInDeps, email: string, password: string, read?: { record: SignInRecord | undefined }) {
+  // Per account from this address (a lock here locks out only this address), and from every address.
+  const fromHere = `${email}|${ctx.ip}`;
+  const limited = await countAttempt(ctx, deps, [['account', fromHere], ['account_total', email]]);
+  if (limited.refused) return renderPasswordPage(ctx, email, limited.refused, 429);
+
+  const signedIn = await checkCredentials(deps.store, email, password, deps.settings.passwords.bcrypt_cost, read);
+  if (!signedIn) {
+    await countFailure(ctx, deps);
+    signIns.inc({ outcome: 'failure', method: 'pwd' });
+    // The identifier as typed (no lookup: an unknown e-mail must cost the same time as a known one).
+    await audit(deps.store, 'sign_in.failed', { app: ctx.state.interaction.entry.app.slug, details: { step: 'pwd', email: email.slice(0, 254) } });
+    return renderPasswordPage(ctx, email, SIGN_IN_FAILED, 400);
+  }
+  await Promise.all([deps.services.limits.reset('account', fromHere), deps.services.limits.reset('account_total', email)]);
+  return continueSignIn(ctx, deps, signedIn.user, ['pwd'], signedIn.secondFactors);
 }

@@ -152,7 +152,7 @@ async function signInsAgainstBcrypt(f: BenchFixture, seconds: number, rounds: nu
     `### Password sign-ins (bcrypt cost ${x.bcryptCost}, ${SIGN_IN_LOOPS} loops, ${rounds} rounds of ${seconds * 2} s interleaved, median)`, '',
     '| measure | per second | ratio | p50 ms | p95 ms |', '|---|---|---|---|---|',
     `| raw bcrypt verify (this machine, same concurrency) | ${raw.perSecond.toFixed(1)} | 1.00× | ${ms(raw.p50)} | ${ms(raw.p95)} |`,
-    `| whole sign-in (authorize → e-mail → password → resume → code exchange)${errors ? ` (${errors} errors: ${results[0]!.find((r) => r.firstError)?.firstError})` : ''} | ${signIns.perSecond.toFixed(1)} | ${(signIns.perSecond / raw.perSecond).toFixed(2)}× | ${ms(signIns.p50)} | ${ms(signIns.p95)} |`,
+    `| whole sign-in (authorize → sign-in page → e-mail and password → resume → code exchange)${errors ? ` (${errors} errors: ${results[0]!.find((r) => r.firstError)?.firstError})` : ''} | ${signIns.perSecond.toFixed(1)} | ${(signIns.perSecond / raw.perSecond).toFixed(2)}× | ${ms(signIns.p50)} | ${ms(signIns.p95)} |`,
     '',
   ];
 }

@@ -1,6 +1,7 @@
 /**
- * One whole password sign-in over HTTP, as a browser does it: authorize → the e-mail page → the password page →
- * the resume → the callback's code → the code exchange. Cookies are kept per sign-in.
+ * One whole password sign-in over HTTP, as a browser does it with both fields of the first page filled in (a
+ * password manager, or a person who types both): authorize → the sign-in page → its post → the resume → the
+ * callback's code → the code exchange. Cookies are kept per sign-in.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { BenchFixture } from './fixture.js';
@@ -37,9 +38,8 @@ export async function passwordSignIn(f: BenchFixture, email: string, password: s
     state: randomBytes(8).toString('hex'), code_challenge: CHALLENGE, code_challenge_method: 'S256',
   });
   const start = expectStatus(await get(`${f.url}${f.paths.authorize}?${query}`), 303, 'authorize');
-  const emailPage = expectStatus(await get(new URL(String(start.headers.location), f.url).href), 200, 'e-mail page');
-  const passwordPage = expectStatus(await post(new URL(actionOf(emailPage.body), f.url).href, { csrf: csrfOf(emailPage.body), email }), 200, 'password page');
-  const signedIn = expectStatus(await post(new URL(actionOf(passwordPage.body), f.url).href, { csrf: csrfOf(passwordPage.body), email, password }), 303, 'password');
+  const emailPage = expectStatus(await get(new URL(String(start.headers.location), f.url).href), 200, 'sign-in page');
+  const signedIn = expectStatus(await post(new URL(actionOf(emailPage.body), f.url).href, { csrf: csrfOf(emailPage.body), email, password }), 303, 'sign-in post');
   const resumed = expectStatus(await get(new URL(String(signedIn.headers.location), f.url).href), 303, 'resume');
   const code = new URL(String(resumed.headers.location)).searchParams.get('code');
   if (!code) throw new Error(`no code: ${resumed.headers.location}`);

@@ -32,8 +32,17 @@ export async function enterEmail(page: Page, email: string) {
 }
 
 export async function enterPassword(page: Page, password: string) {
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  // The password page's own form: the first page has a password field too (filled in, it signs in at once).
+  const form = page.locator('form[action$="/password"]');
+  await form.getByLabel('Password', { exact: true }).fill(password);
+  await form.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Both fields of the first page, as a password manager fills them: the password is checked at once. */
+export async function enterEmailAndPassword(page: Page, email: string, password: string) {
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.locator('form[action$="/email"]').getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Continue' }).click();
 }
 
 export async function enterCode(page: Page, code: string) {

@@ -8,7 +8,7 @@ import { privateRedis } from '../helpers/redis.js';
 import { totpCode } from '../helpers/totp.js';
 import { confirmTotp, pendingTotpSecret } from '../../src/domain/totp.js';
 import { PASSWORD, startCredentialsServer, type CredentialsServer } from './credentials-server.js';
-import { alertText, enterCode, enterEmail, enterPassword, startFlow } from './flow.js';
+import { alertText, enterCode, enterEmail, enterEmailAndPassword, enterPassword, startFlow } from './flow.js';
 
 const LOCKED = 'Too many failed sign-in attempts for this account. Try again in 15 minutes.';
 
@@ -40,6 +40,19 @@ describe.each(engines)('rate limits (%s)', (engine) => {
       await enterEmail(web.page, user.email);
       await enterPassword(web.page, PASSWORD);
       await expect(alertText(web.page)).resolves.toBe(LOCKED);
+    });
+
+    test('passwords typed on the first page count the same: 5 failures there lock the account', async () => {
+      const user = await idp.user();
+      for (let i = 0; i < 5; i++) {
+        await startFlow(web.page, idp.apps.wiki!);
+        await enterEmailAndPassword(web.page, user.email, `wrong password ${i}`);
+        await expect(alertText(web.page)).resolves.toBe('Incorrect e-mail or password.');
+      }
+      await startFlow(web.page, idp.apps.wiki!);
+      await enterEmailAndPassword(web.page, user.email, PASSWORD);
+      await expect(alertText(web.page)).resolves.toBe(LOCKED);
+      expect(web.page.url()).toContain('/if/flow/');
     });
 
     test('an unknown e-mail gets the same messages, in the same order', async () => {

@@ -20,8 +20,10 @@ export async function waitForCallback(page: Page, callbackUrl: string): Promise<
 export async function signIn(page: Page, email: string, password: string): Promise<void> {
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByRole('button', { name: 'Continue' }).click();
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  // The password page's own form: the first page has a password field too (filled in, it signs in at once).
+  const form = page.locator('form[action$="/password"]');
+  await form.getByLabel('Password', { exact: true }).fill(password);
+  await form.getByRole('button', { name: 'Sign in' }).click();
 }
 
 /** What a browser test works with: one chromium and one relying-party callback server per file, a fresh context and page per test. */

@@ -110,12 +110,17 @@ export async function pkceRequest(app: TestApp, baseUrl: string, extra: Record<s
 export interface HttpSignIn { request: PkceRequest; callback: URL }
 
 /** E-mail, then password, as a person would; returns the application's callback URL. */
-export async function httpSignIn(http: CookieClient, app: TestApp, baseUrl: string, email: string, password: string): Promise<HttpSignIn> {
+export async function httpSignIn(
+  http: CookieClient, app: TestApp, baseUrl: string, email: string, password: string, options: { firstPageOnly?: boolean } = {},
+): Promise<HttpSignIn> {
   const request = await pkceRequest(app, baseUrl);
   const emailPage = await http.follow(await http.request(request.url.href), app.redirect_uri);
   if (emailPage instanceof URL) return { request, callback: emailPage };
-  const passwordPage = await submit(http, emailPage, { email });
-  const done = await http.follow(await submit(http, passwordPage, { password }), app.redirect_uri);
+  // firstPageOnly: both fields of the first page filled in, as a password manager does; else e-mail, then password.
+  const answer = options.firstPageOnly
+    ? await submit(http, emailPage, { email, password })
+    : await submit(http, await submit(http, emailPage, { email }), { password });
+  const done = await http.follow(answer, app.redirect_uri);
   if (!(done instanceof URL)) throw new Error(`sign-in did not reach the callback: ${done.status} ${done.text.slice(0, 300)}`);
   return { request, callback: done };
 }

@@ -116,6 +116,62 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
     await expect(web.page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set your password');
   });
 
+  /** Fills the first page's two fields and presses Continue, as a password manager and its user do. */
+  async function fillFirstPage(email: string, password: string) {
+    await web.page.getByLabel('Email', { exact: true }).fill(email);
+    await web.page.locator('form[action$="/email"]').getByLabel('Password', { exact: true }).fill(password);
+    await web.page.getByRole('button', { name: 'Continue' }).click();
+  }
+
+  test('e-mail and password on the first page sign in at once: no password page, the same tokens', async () => {
+    const user = await idp.user();
+    const app = idp.apps.wiki!;
+    const { request } = await openLoginPage();
+    const posted: string[] = [];
+    web.page.on('request', (r) => r.method() === 'POST' && posted.push(new URL(r.url()).pathname.replace(/^.*\//, '')));
+    await fillFirstPage(user.email, PASSWORD);
+    const callback = await waitForCallback(web.page, app.redirect_uri);
+    // ('options': the page's passkey autofill asks for its challenge as it loads.)
+    expect(posted.filter((name) => name !== 'options')).toEqual(['email']);
+    const tokens = await tokensOf({ config: await discover(app), request, callback, sawLoginPage: true });
+    expect(tokens.claims()).toMatchObject({ sub: user.uuid, email: user.email });
+    expect((await idp.store.users.findById(user.pk))!.last_login).toBeInstanceOf(Date);
+  });
+
+  test('a wrong password on the first page: the password page with the same error, for known and unknown e-mails', async () => {
+    const user = await idp.user();
+    await openLoginPage();
+    await fillFirstPage(user.email, 'wrong password!');
+    await expect(web.page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
+    await expect(web.page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Enter your password');
+    const known = await web.page.content();
+
+    await openLoginPage();
+    await fillFirstPage('nobody-there@example.com', 'wrong password!');
+    await expect(web.page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
+    const normalise = (html: string, email: string) =>
+      html.replaceAll(email, 'EMAIL').replace(/\/if\/flow\/wiki\/[^/"]+/g, 'FLOW').replace(/name="csrf" value="[^"]+"/, 'CSRF');
+    expect(normalise(await web.page.content(), 'nobody-there@example.com')).toBe(normalise(known, user.email));
+    // The right password from the password page still signs in.
+    await openLoginPage();
+    await fillFirstPage(user.email, 'wrong again!');
+    await signInOnPasswordPage(PASSWORD);
+    await waitForCallback(web.page, idp.apps.wiki!.redirect_uri);
+  });
+
+  test('a user without a password who types one on the first page still gets the password-setup page', async () => {
+    const user = await idp.user({ password: null });
+    await openLoginPage();
+    await fillFirstPage(user.email, 'a guess at a password');
+    await expect(web.page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set your password');
+  });
+
+  async function signInOnPasswordPage(password: string) {
+    const form = web.page.locator('form[action$="/password"]');
+    await form.getByLabel('Password', { exact: true }).fill(password);
+    await form.getByRole('button', { name: 'Sign in' }).click();
+  }
+
   test('an inactive user cannot sign in', async () => {
     const user = await idp.user({ is_active: false });
     await openLoginPage();

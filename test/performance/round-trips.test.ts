@@ -124,6 +124,21 @@ describePostgres('database round trips per hot request (postgres)', () => {
     expect(sql).toHaveLength(14);
   });
 
+  test('a sign-in with both fields of the first page filled in: 12 statements (no password page, one read of the person)', async () => {
+    const user = await idp.user({ groups: [await idp.groupUuid('staff')] });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    statements.length = 0;
+    recording = true;
+    const signIn = await httpSignIn(new CookieClient(), idp.apps.wiki!, idp.url, user.email, PASSWORD, { firstPageOnly: true });
+    const { status } = await redeemCode(idp.apps.wiki!, idp.url, signIn);
+    recording = false;
+    const sql = [...statements];
+    expect(status).toBe(200);
+    expect(sql.filter((s) => /^select .* from "oidc_payloads"/s.test(s))).toHaveLength(4);
+    expect(sql.filter((s) => /"password_hash"/.test(s))).toHaveLength(1);
+    expect(sql).toHaveLength(12);
+  });
+
   /** An SSO authorization of the signed-in browser: its statements and the code. */
   async function ssoAuthorize() {
     const request = await pkceRequest(idp.apps.wiki!, idp.url);
