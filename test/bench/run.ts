@@ -15,6 +15,7 @@ import { runLoops, type LoopResult } from './loops.js';
 import { protocolScenarios } from './protocol-scenarios.js';
 import { startProcess } from './processes.js';
 import { serviceOnlySections } from './service-scenarios.js';
+import { benchDatabaseUrl, transportOf } from './database-url.js';
 import { ROOT } from '../helpers/paths.js';
 
 if (!process.env.TEST_DATABASE_URL) {
@@ -68,7 +69,7 @@ const report = [
   '<!-- bench:start (written by npm run bench) -->',
   '## Benchmark (npm run bench)',
   '',
-  `Machine: ${machine}; PostgreSQL and Redis on the same machine. Date: ${new Date().toISOString().slice(0, 10)}. Code: ${commit}.`,
+  `Machine: ${machine}; PostgreSQL (over ${transportOf(benchDatabaseUrl(process.env.TEST_DATABASE_URL))}) and Redis on the same machine. Date: ${new Date().toISOString().slice(0, 10)}. Code: ${commit}.`,
   `Protocol requests: ${LOOPS} concurrent loops over keep-alive connections, ${seconds} s per scenario and server, ${rounds} rounds interleaved: the median of each rate, and the median of the rounds' ratios. `
     + 'Bare engine: oidc-provider with its in-memory adapter and the same protocol settings (RS256 2048-bit key, PKCE, claims, lifetimes, refresh rotation). '
     + 'Service: PostgreSQL store (pool 20), Redis rate limits, one process. Each server is its own process; the load comes from a third.',

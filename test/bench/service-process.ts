@@ -15,12 +15,14 @@ import { loadSettings } from '../../src/settings/load.js';
 import { createUser } from '../../src/domain/users.js';
 import { setPassword } from '../../src/domain/passwords.js';
 import { createPostgresDatabase } from '../helpers/database.js';
+import { benchDatabaseUrl } from './database-url.js';
 import { announce, LOOPS, seedTokens, SIGN_IN_LOOPS } from './fixture.js';
 import { API_SCOPES, createApiToken } from '../../src/domain/api-tokens.js';
 
 const BENCH_PASSWORD = 'correct horse battery staple';
 
-const pg = await createPostgresDatabase();
+const created = await createPostgresDatabase();
+const pg = { ...created, url: benchDatabaseUrl(created.url) };
 const database = await openDatabase({ url: pg.url, poolSize: 20 });
 await migrateToLatest(database.db);
 const store = createStore(database.db);

@@ -15,6 +15,7 @@ import { call, runLoops, type LoopResult } from './loops.js';
 import { residentMb, startProcess } from './processes.js';
 import { passwordSignIn } from './sign-in-flow.js';
 import { createPostgresDatabase } from '../helpers/database.js';
+import { benchDatabaseUrl } from './database-url.js';
 import { freePort } from '../helpers/ports.js';
 import { ROOT } from '../helpers/paths.js';
 
@@ -104,7 +105,7 @@ async function idleProcesses() {
   const database = await createPostgresDatabase();
   const port = await freePort();
   const env = {
-    ...process.env, NODE_ENV: 'production', DATABASE_URL: database.url, SECRET_KEY: 'c'.repeat(64), HOST: '127.0.0.1', PORT: String(port),
+    ...process.env, NODE_ENV: 'production', DATABASE_URL: benchDatabaseUrl(database.url), SECRET_KEY: 'c'.repeat(64), HOST: '127.0.0.1', PORT: String(port),
     BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', IDP_DATA_DIR: '/tmp/idp-bench-data',
   };
   const started = performance.now();
