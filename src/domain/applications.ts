@@ -40,7 +40,9 @@ export async function ensureAccessGroups(store: Store, applications: Application
 export async function userAllowedIn(store: Store, app: ApplicationSettings, uuid: string): Promise<{ user?: UserRow; allowed: boolean }> {
   const found = await store.users.findByUuidWithGroups(uuid);
   if (!found) return { allowed: false };
-  const member = !app.access_group || found.groups.includes(app.access_group.toLowerCase());
+  // Both names lower-cased here, by one rule: PostgreSQL's lower() differs from JavaScript's for some letters (İ, Σ).
+  const wanted = app.access_group?.toLowerCase();
+  const member = !wanted || found.groups.some((name) => name.toLowerCase() === wanted);
   return { user: found.user, allowed: found.user.is_active && member };
 }
 

@@ -47,7 +47,7 @@ export interface UsersRepository {
   /** The user with this uuid (the OIDC subject); undefined for an unknown or malformed uuid. */
   findByUuid(uuid: string): Promise<UserRow | undefined>;
   /**
-   * findByUuid with the names of the user's groups, lower-cased, in one round trip: the engine's hot paths check
+   * findByUuid with the names of the user's groups, as stored, in one round trip: the engine's hot paths check
    * the access group for every token (and a replica caches the answer: src/store/cached-store.ts).
    */
   findByUuidWithGroups(uuid: string): Promise<{ user: UserRow; groups: string[] } | undefined>;

@@ -11,6 +11,9 @@ import { verifyLogoutToken } from '../helpers/logout-token.js';
 import { CookieClient, httpSignIn, pkceRequest, redeemCode, submit, type HttpResponse } from '../helpers/http-client.js';
 import { postToken } from '../helpers/oidc-rp.js';
 
+/** PostgreSQL's lower() makes "insan…" of it, JavaScript's toLowerCase() "i̇nsan…" (i and a combining dot). */
+const HR = 'İnsan Kaynakları';
+
 describe.each(engines)('access group on every grant (%s)', (engine) => {
   let idp: LogoutTestServer;
   let crmBackchannel: Receiver;
@@ -22,6 +25,7 @@ describe.each(engines)('access group on every grant (%s)', (engine) => {
     idp = await startLogoutServer(engine, callback, [
       { slug: 'wiki', backchannel_logout_uri: `${wikiBackchannel.url}/bc` },
       { slug: 'crm', access_group: 'crm-users', backchannel_logout_uri: `${crmBackchannel.url}/bc` },
+      { slug: 'hr', access_group: HR },
     ]);
   });
   afterAll(async () => {
@@ -135,6 +139,16 @@ describe.each(engines)('access group on every grant (%s)', (engine) => {
     if (!(done instanceof URL)) throw new Error('no callback');
     expect(done.searchParams.get('code')).toEqual(expect.any(String));
     expect((await redeemCode(idp.apps.crm!, idp.url, { request, callback: done })).status).toBe(200);
+  });
+
+  test('a group name that PostgreSQL and JavaScript lower-case differently (İ) admits its members, and only them', async () => {
+    const { rows } = await idp.store.groups.list({ search: 'Kaynakları' }, { offset: 0, limit: 10 });
+    const member = await idp.user({ groups: [rows.find((row) => row.name === HR)!.uuid] });
+    const tokens = await signedIn('hr', member.email);
+    expect((await refresh('hr', tokens.refresh_token)).status).toBe(200);
+    const outsider = await idp.user();
+    const signIn = await httpSignIn(new CookieClient(), idp.apps.hr!, idp.url, outsider.email, PASSWORD);
+    expect(signIn.callback.searchParams.get('error')).toBe('access_denied');
   });
 
   test('signed in as a user outside the access group, plain SSO still answers access_denied', async () => {
