@@ -7,6 +7,20 @@ const findGroupByName = async (store: Store, name: string) => (await store.group
 
 const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
+/** Each application's access group as the database compares names, asked once per store and name. */
+const comparable = new WeakMap<Store, Map<string, Promise<string>>>();
+function accessGroupKey(store: Store, name: string): Promise<string> {
+  let names = comparable.get(store);
+  if (!names) comparable.set(store, (names = new Map()));
+  let key = names.get(name);
+  if (!key) {
+    const asked = (key = store.groups.comparableName(name));
+    names.set(name, asked);
+    asked.catch(() => names.delete(name)); // a database that was down is asked again next time
+  }
+  return key;
+}
+
 /** The applications whose access group is the group named `groupName`. */
 export const guardedBy = (applications: ApplicationSettings[], groupName: string) =>
   applications.filter((app) => app.access_group !== undefined && sameName(app.access_group, groupName));
@@ -26,6 +40,7 @@ export async function ensureAccessGroups(store: Store, applications: Application
       }
     }
     groups.set(app.slug, uuid!);
+    await accessGroupKey(store, app.access_group); // asked now, so no token request asks it
   }
   return groups;
 }
@@ -40,9 +55,9 @@ export async function ensureAccessGroups(store: Store, applications: Application
 export async function userAllowedIn(store: Store, app: ApplicationSettings, uuid: string): Promise<{ user?: UserRow; allowed: boolean }> {
   const found = await store.users.findByUuidWithGroups(uuid);
   if (!found) return { allowed: false };
-  // Both names lower-cased here, by one rule: PostgreSQL's lower() differs from JavaScript's for some letters (İ, Σ).
-  const wanted = app.access_group?.toLowerCase();
-  const member = !wanted || found.groups.some((name) => name.toLowerCase() === wanted);
+  // The database's lower-casing on both sides: JavaScript's differs for some letters (İ, Σ), and a group whose name
+  // only JavaScript takes for the access group's would let its members in.
+  const member = !app.access_group || found.groups.includes(await accessGroupKey(store, app.access_group));
   return { user: found.user, allowed: found.user.is_active && member };
 }
 

@@ -47,7 +47,7 @@ export interface UsersRepository {
   /** The user with this uuid (the OIDC subject); undefined for an unknown or malformed uuid. */
   findByUuid(uuid: string): Promise<UserRow | undefined>;
   /**
-   * findByUuid with the names of the user's groups, as stored, in one round trip: the engine's hot paths check
+   * findByUuid with the names of the user's groups, lower-cased, in one round trip: the engine's hot paths check
    * the access group for every token (and a replica caches the answer: src/store/cached-store.ts).
    */
   findByUuidWithGroups(uuid: string): Promise<{ user: UserRow; groups: string[] } | undefined>;
@@ -72,6 +72,11 @@ export interface GroupsRepository {
   findByUuid(uuid: string): Promise<GroupRow | undefined>;
   /** The group with exactly this name, case-insensitively (names are unique that way). */
   findByName(name: string): Promise<GroupRow | undefined>;
+  /**
+   * `name` as the database compares group names (its lower(), by its locale): what findByUuidWithGroups lists and
+   * the unique index holds. Lower-casing elsewhere (JavaScript's differs for İ, Σ, …) would match other groups.
+   */
+  comparableName(name: string): Promise<string>;
   /** Like findByUuid, and locks the row until the transaction ends: concurrent changes to one group queue up. */
   lockByUuid(uuid: string): Promise<GroupRow | undefined>;
   /** The subset of `uuids` that names no group. */

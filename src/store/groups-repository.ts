@@ -25,6 +25,8 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
 
     findByName: (name) => db.selectFrom('groups').selectAll().where(sql`lower(name)`, '=', lowered(name)).executeTakeFirst(),
 
+    comparableName: async (name) => (await sql<{ name: string }>`select ${lowered(name)} as name`.execute(db)).rows[0]!.name,
+
     lockByUuid: (uuid) => db.selectFrom('groups').selectAll().where('uuid', '=', uuid).forUpdate().executeTakeFirst(),
 
     async missing(uuids) {

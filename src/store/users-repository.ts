@@ -12,10 +12,10 @@ export const USER_COLUMNS = [
   'id', 'uuid', 'username', 'email', 'name', 'email_verified', 'is_active', 'attributes', 'last_login', 'created_at', 'updated_at',
 ] as const;
 
-/** A user with the names of its groups: the access-group check of every token request (prepared). */
+/** A user with the lower-cased names of its groups: the access-group check of every token request (prepared). */
 const withGroups = preparedLookup<{ uuid: string }, UserRow & { groups: string[] }>((db: Kysely<Tables>, { uuid }) => db.selectFrom('users').select(USER_COLUMNS)
   .select((eb) => sql<string[]>`array(${eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
-    .select('groups.name').whereRef('memberships.user_id', '=', 'users.id').orderBy('name')})`.as('groups'))
+    .select(sql<string>`lower(groups.name)`.as('name')).whereRef('memberships.user_id', '=', 'users.id').orderBy('name')})`.as('groups'))
   .where('uuid', '=', uuid), ['uuid']);
 
 export function usersRepository(db: Kysely<Tables>): UsersRepository {

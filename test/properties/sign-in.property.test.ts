@@ -113,12 +113,13 @@ describe.each(engines)('sign-in form properties (%s)', (engine) => {
       const body = [...pairs.map(([k, v]) => `${pct(k)}=${pct(v)}`), ...(junk ? [junk] : [])].join('&');
       const answer = await step.http.request(`${idp.url}${path}`, { body, headers: { 'Content-Type': type } });
 
-      // Only the real password of the real user at the password step of an application without MFA, or the last step
-      // after an enrolment that really happened (the recovery codes page), may sign anyone in; each with its csrf.
+      // Only the real password of the real user at the password step (or on the first page, which takes both) of an
+      // application without MFA, or the last step after an enrolment that really happened (the recovery codes page),
+      // may sign anyone in; each with its csrf.
       const said = (key: string, test: (v: string) => boolean) => pairs.some(([k, v]) => k === key && test(v));
       const rightCsrf = said('csrf', (v) => v === step.fields.csrf) && csrf !== 'random' && csrf !== 'other flow';
       const mayComplete = rightCsrf && (
-        (action === 'password' && step.app === 'wiki' && said('password', (v) => v === PASSWORD) && said('email', (v) => v.trim().toLowerCase() === pool.$EMAIL))
+        ((action === 'password' || action === 'email') && step.app === 'wiki' && said('password', (v) => v === PASSWORD) && said('email', (v) => v.trim().toLowerCase() === pool.$EMAIL))
         || (action === 'finish' && start === 'finish' && said('ticket', (v) => v === ticket)));
 
       expect(answer.status).toBeLessThan(500);

@@ -11,7 +11,10 @@ import { verifyLogoutToken } from '../helpers/logout-token.js';
 import { CookieClient, httpSignIn, pkceRequest, redeemCode, submit, type HttpResponse } from '../helpers/http-client.js';
 import { postToken } from '../helpers/oidc-rp.js';
 
-/** PostgreSQL's lower() makes "insan…" of it, JavaScript's toLowerCase() "i̇nsan…" (i and a combining dot). */
+/**
+ * A name that lower-cases differently in PostgreSQL (by its locale: "insan…" or "İnsan…") and in JavaScript
+ * ("i̇nsan…", an i and a combining dot). The database decides which names are one group.
+ */
 const HR = 'İnsan Kaynakları';
 
 describe.each(engines)('access group on every grant (%s)', (engine) => {
@@ -141,14 +144,18 @@ describe.each(engines)('access group on every grant (%s)', (engine) => {
     expect((await redeemCode(idp.apps.crm!, idp.url, { request, callback: done })).status).toBe(200);
   });
 
-  test('a group name that PostgreSQL and JavaScript lower-case differently (İ) admits its members, and only them', async () => {
-    const { rows } = await idp.store.groups.list({ search: 'Kaynakları' }, { offset: 0, limit: 10 });
-    const member = await idp.user({ groups: [rows.find((row) => row.name === HR)!.uuid] });
+  test('an access group named with İ admits its members, and not the members of a group only JavaScript would confuse with it', async () => {
+    const hr = (await idp.store.groups.findByName(HR))!;
+    const member = await idp.user({ groups: [hr.uuid] });
     const tokens = await signedIn('hr', member.email);
     expect((await refresh('hr', tokens.refresh_token)).status).toBe(200);
-    const outsider = await idp.user();
-    const signIn = await httpSignIn(new CookieClient(), idp.apps.hr!, idp.url, outsider.email, PASSWORD);
-    expect(signIn.callback.searchParams.get('error')).toBe('access_denied');
+    // Another group to the database, the same name to JavaScript's toLowerCase().
+    const lookAlike = await idp.store.groups.insert({ name: HR.toLowerCase() });
+    expect(lookAlike.uuid).not.toBe(hr.uuid);
+    for (const outsider of [await idp.user({ groups: [lookAlike.uuid] }), await idp.user()]) {
+      const signIn = await httpSignIn(new CookieClient(), idp.apps.hr!, idp.url, outsider.email, PASSWORD);
+      expect(signIn.callback.searchParams.get('error')).toBe('access_denied');
+    }
   });
 
   test('signed in as a user outside the access group, plain SSO still answers access_denied', async () => {

@@ -119,6 +119,23 @@ describe.each(engines)('security checklist: input (%s)', (engine) => {
       expect(withoutEmail(forUnknown, unknown)).toEqual(withoutEmail(forKnown, known));
     });
 
+    test('both fields of the first page, wrong password: the same answer for known, unknown and inactive addresses', async () => {
+      const known = (await idp.user()).email;
+      const inactive = (await idp.user({ is_active: false })).email;
+      const unknown = `nobody-first-${Date.now()}@example.com`;
+      const http = new CookieClient();
+      const form = formOf(await emailPage(http)); // one interaction: same uid and csrf in every answer
+      const answers = [];
+      for (const email of [known, unknown, inactive]) {
+        answers.push(withoutEmail(await http.request(form.action, { form: { ...form.fields, email, password: `wrong ${PASSWORD}` } }), email));
+      }
+      expect(answers[0]!.status).toBe(400);
+      expect(answers[0]!.body).toContain('Incorrect e-mail or password.');
+      expect(answers[0]!.body).toContain('<h1>Enter your password</h1>');
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+    });
+
     test('30 wrong passwords for a known and 30 for an unknown e-mail: identical answers (medians printed)', async () => {
       const known = `known-${Date.now()}@example.com`;
       const unknown = `unknown-${Date.now()}@example.com`;

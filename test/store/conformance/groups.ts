@@ -57,10 +57,13 @@ export function runGroupsConformance(open: Open): void {
       expect(await store.groups.findByName('staf')).toBeUndefined();
       expect(await store.groups.findByName('staff%')).toBeUndefined();
       const u = await store.users.insert(user('staffer'));
-      // The access-group check lower-cases these names and the application's group by one rule (userAllowedIn).
+      // The access-group check compares these lower-cased names with the application's group (userAllowedIn).
       expect((await store.users.findByUuidWithGroups(u.uuid))?.groups).toEqual([]);
       await store.groups.addMember(staff.uuid, u.id);
-      expect((await store.users.findByUuidWithGroups(u.uuid))?.groups).toEqual(['Staff']);
+      expect((await store.users.findByUuidWithGroups(u.uuid))?.groups).toEqual(['staff']);
+      // The form the access-group check compares with: the database's own lower-casing.
+      await expect(store.groups.comparableName('STAFF')).resolves.toBe('staff');
+      await expect(store.groups.comparableName('Staff')).resolves.toBe((await store.users.findByUuidWithGroups(u.uuid))!.groups[0]);
     });
 
     test('missing reports unknown uuids; list searches by name', async () => {

@@ -95,14 +95,14 @@ export function runUsersConformance(open: Open): void {
       expect(await store.users.findByEmail('a\u0000b@example.com')).toBeUndefined();
     });
 
-    test('findByUuidWithGroups: the user and the names of their groups as stored, in order', async () => {
+    test('findByUuidWithGroups: the user and the lower-cased names of their groups, in order', async () => {
       const member = await store.users.insert(user('with-member'));
       const outsider = await store.users.insert(user('with-outsider'));
       const staff = await store.groups.insert({ name: 'Staff-With' });
       const admins = await store.groups.insert({ name: 'Admins-With' });
       await store.groups.addMember(staff.uuid, member.id);
       await store.groups.addMember(admins.uuid, member.id);
-      await expect(store.users.findByUuidWithGroups(member.uuid)).resolves.toEqual({ user: await store.users.findByUuid(member.uuid), groups: ['Admins-With', 'Staff-With'] });
+      await expect(store.users.findByUuidWithGroups(member.uuid)).resolves.toEqual({ user: await store.users.findByUuid(member.uuid), groups: ['admins-with', 'staff-with'] });
       await expect(store.users.findByUuidWithGroups(outsider.uuid)).resolves.toMatchObject({ user: { id: outsider.id }, groups: [] });
       await expect(store.users.findByUuidWithGroups('not-a-uuid')).resolves.toBeUndefined();
       await expect(store.users.findByUuidWithGroups('00000000-0000-4000-8000-000000000000')).resolves.toBeUndefined();
