@@ -39,7 +39,7 @@ export const settingsSchema = {
       url: {
         type: 'string',
         pattern: '^$|^postgres(ql)?://',
-        description: 'PostgreSQL URL (postgres://user:pass@host:5432/db). Empty runs the embedded PGlite database in <data_dir>/db.',
+        description: 'PostgreSQL URL (postgres://user:pass@host:5432/db). A server on the same machine is best reached over its Unix socket, `postgres://user@localhost:5432/db?host=/var/run/postgresql` (the socket\'s directory): it saves each statement a TCP round through the kernel. Empty runs the embedded PGlite database in <data_dir>/db.',
       },
       pool_size: int(1, 'PostgreSQL connections per process.', 200),
       cache_entries: int(0, 'Rows (access tokens, grants, users with their groups) each serving process keeps in memory for the token paths. The database announces every change to them (LISTEN/NOTIFY), so revocations and deactivations still count at once; while those notices cannot arrive the cache is off. 0 turns it off.', 1000000),
