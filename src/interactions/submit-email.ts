@@ -21,7 +21,9 @@ export function submitEmail(deps: SignInDeps) {
     if (!EMAIL.test(email) || email.length > 254) return renderEmailPage(ctx, email, 'Enter a valid e-mail address.', 400);
     const password = String(ctx.request.body?.password ?? '');
     const record = await signInRecordOf(deps.store, email);
-    if (!record?.user.is_active || record.passwordHash) return password ? passwordAttempt(ctx, deps, email, password, { record }) : renderPasswordPage(ctx, email);
+    if (!record?.user.is_active || record.passwordHash) {
+      return password ? passwordAttempt(ctx, deps, email, password, { record }) : renderPasswordPage(ctx, email);
+    }
     const { user } = record;
 
     // Each code is a mail: counted per interaction and per IP so the page cannot be used to flood a mailbox.

@@ -25,6 +25,9 @@ export function call(url: string, init: { method?: string; headers?: Record<stri
   });
 }
 
+/** The middle value (the upper one of an even count). */
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 export const FORM = 'application/x-www-form-urlencoded';

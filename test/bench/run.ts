@@ -11,7 +11,7 @@ import { execSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LOOPS, type BenchFixture } from './fixture.js';
-import { runLoops, type LoopResult } from './loops.js';
+import { median, runLoops, type LoopResult } from './loops.js';
 import { protocolScenarios } from './protocol-scenarios.js';
 import { startProcess } from './processes.js';
 import { serviceOnlySections } from './service-scenarios.js';
@@ -25,7 +25,6 @@ if (!process.env.TEST_DATABASE_URL) {
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en') : n.toFixed(1));
 
 const bare = await startProcess('bare-engine.ts');

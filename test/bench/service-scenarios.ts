@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import bcrypt from 'bcrypt';
 import pg from 'pg';
 import { SIGN_IN_LOOPS, type BenchFixture } from './fixture.js';
-import { call, runLoops, type LoopResult } from './loops.js';
+import { call, median, runLoops, type LoopResult } from './loops.js';
 import { residentMb, startProcess } from './processes.js';
 import { passwordSignIn } from './sign-in-flow.js';
 import { createPostgresDatabase } from '../helpers/database.js';
@@ -151,7 +151,7 @@ async function signInsAgainstBcrypt(f: BenchFixture, seconds: number, rounds: nu
   }
   const [signIns, raw] = results.map(medianRun) as [LoopResult, LoopResult];
   const ratios = results[0]!.map((r, i) => r.perSecond / results[1]![i]!.perSecond).sort((a, b) => a - b);
-  const ratio = ratios[Math.floor(ratios.length / 2)]!;
+  const ratio = median(ratios);
   const errors = results[0]!.reduce((sum, r) => sum + r.errors, 0);
   return [
     `### Password sign-ins (bcrypt cost ${x.bcryptCost}, ${SIGN_IN_LOOPS} loops, ${rounds} rounds of ${seconds * 2} s interleaved, medians; the rounds' ratios: ${ratios.map((r) => r.toFixed(2)).join(', ')})`, '',

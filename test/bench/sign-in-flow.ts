@@ -38,8 +38,8 @@ export async function passwordSignIn(f: BenchFixture, email: string, password: s
     state: randomBytes(8).toString('hex'), code_challenge: CHALLENGE, code_challenge_method: 'S256',
   });
   const start = expectStatus(await get(`${f.url}${f.paths.authorize}?${query}`), 303, 'authorize');
-  const emailPage = expectStatus(await get(new URL(String(start.headers.location), f.url).href), 200, 'sign-in page');
-  const signedIn = expectStatus(await post(new URL(actionOf(emailPage.body), f.url).href, { csrf: csrfOf(emailPage.body), email, password }), 303, 'sign-in post');
+  const signInPage = expectStatus(await get(new URL(String(start.headers.location), f.url).href), 200, 'sign-in page');
+  const signedIn = expectStatus(await post(new URL(actionOf(signInPage.body), f.url).href, { csrf: csrfOf(signInPage.body), email, password }), 303, 'sign-in post');
   const resumed = expectStatus(await get(new URL(String(signedIn.headers.location), f.url).href), 303, 'resume');
   const code = new URL(String(resumed.headers.location)).searchParams.get('code');
   if (!code) throw new Error(`no code: ${resumed.headers.location}`);

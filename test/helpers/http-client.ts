@@ -109,7 +109,7 @@ export async function pkceRequest(app: TestApp, baseUrl: string, extra: Record<s
 
 export interface HttpSignIn { request: PkceRequest; callback: URL }
 
-/** E-mail, then password, as a person would; returns the application's callback URL. */
+/** E-mail, then password, as a person would (or both on the first page); returns the application's callback URL. */
 export async function httpSignIn(
   http: CookieClient, app: TestApp, baseUrl: string, email: string, password: string, options: { firstPageOnly?: boolean } = {},
 ): Promise<HttpSignIn> {
