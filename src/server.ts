@@ -22,10 +22,9 @@ import { renderErrors } from './render-errors.js';
 import { serveStatic } from './pages/serve-static.js';
 import { serveAvatar } from './pages/serve-avatar.js';
 import { landingRouter } from './pages/landing.js';
-import { assignRequestId } from './observability/request-id.js';
 import { measureRequests } from './observability/measure-requests.js';
 import { metricsRoute } from './observability/serve-metrics.js';
-import { actAsCaller } from './act-as-caller.js';
+import { scopeRequests } from './scope-request.js';
 
 export interface AppParts {
   settings: Settings;
@@ -52,8 +51,7 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
   pinOrigin(app, settings.issuer.base_url);
   const healthChecks = [{ name: 'database', check: () => store.ping() }, ...readiness];
   const health = healthRouter(healthChecks);
-  app.use(assignRequestId());
-  app.use(actAsCaller());
+  app.use(scopeRequests());
   app.use(logRequests(logger.child({ component: 'http' })));
   app.use(measureRequests());
   app.use(securityHeaders(settings.issuer.base_url));

@@ -6,12 +6,12 @@ import type { Context, Next } from 'koa';
 
 export function securityHeaders(baseUrl: string) {
   const https = new URL(baseUrl).protocol === 'https:';
-  return async function setSecurityHeaders(ctx: Context, next: Next) {
+  return function setSecurityHeaders(ctx: Context, next: Next) {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('X-Frame-Options', 'DENY');
     if (https) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     if (ctx.path.startsWith('/api/')) ctx.set('Cache-Control', 'no-store');
-    await next();
+    return next();
   };
 }

@@ -226,34 +226,44 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     userinfo: { methods: 'GET, POST', handle: userinfo },
   };
 
-  async function route(ctx: Context, next: Next) {
-    const [, first = '', ...rest] = ctx.path.slice(SHARED_PREFIX.length).split('/');
-    const inner = `/${rest.join('/')}`;
+  /** Discovery and JWKS: the engine writes them once per provider instance (a key rotation makes a new one). */
+  async function published(ctx: Context, next: Next, entry: AppProvider, enginePath: string) {
+    if (isPreflight(ctx)) return answerPreflight(ctx, (origin) => allowedOrigins(entry.app).includes(origin), 'GET');
+    try {
+      if (ctx.method === 'GET' && answerPublished(ctx, entry.provider, enginePath)) return;
+      await runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, enginePath);
+      keepPublished(ctx, entry.provider, enginePath);
+    } finally {
+      allowOrigin(ctx, allowedOrigins(entry.app));
+    }
+  }
+
+  /** End-session and the authorization's resume: pages, so the engine's own ones get the pages' policy. */
+  async function pages(ctx: Context, next: Next, entry: AppProvider, enginePath: string) {
+    if (enginePath.startsWith('/end-session')) await refuseUnstorableLogoutParams(ctx);
+    try {
+      const run = () => runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, enginePath);
+      await withEnginePagePolicy(ctx, () => (enginePath.startsWith('/authorize/') ? withBatchedWrites(ctx, run) : run()));
+    } finally {
+      noCors(ctx);
+    }
+  }
+
+  return function dispatchToProvider(ctx: Context, next: Next) {
+    if (!ctx.path.startsWith(`${SHARED_PREFIX}/`)) return next();
+    // /application/o/{first}{inner}: a shared endpoint, or an application's slug and its path.
+    const path = ctx.path.slice(SHARED_PREFIX.length + 1);
+    const slash = path.indexOf('/');
+    const first = slash === -1 ? path : path.slice(0, slash);
+    const inner = slash === -1 ? '/' : path.slice(slash);
     const endpoint = shared[first];
-    if (endpoint && /^\/?$/.test(inner)) {
+    if (endpoint && inner === '/') {
       if (first !== 'authorize' && isPreflight(ctx)) return answerPreflight(ctx, anyAppAllows, endpoint.methods);
-      return endpoint.handle(ctx, next);
+      return first === 'authorize' ? withEnginePagePolicy(ctx, () => endpoint.handle(ctx, next)) : endpoint.handle(ctx, next);
     }
     const entry = providers.bySlug.get(first);
     const enginePath = entry && engineInnerPath(inner);
     if (!entry || !enginePath) return next();
-    const json = /^\/(jwks|\.well-known)/.test(enginePath);
-    if (json && isPreflight(ctx)) return answerPreflight(ctx, (origin) => allowedOrigins(entry.app).includes(origin), 'GET');
-    if (enginePath.startsWith('/end-session')) await refuseUnstorableLogoutParams(ctx);
-    try {
-      // Discovery and JWKS change only with a new provider instance (a key rotation): the engine writes them once.
-      if (json && ctx.method === 'GET' && answerPublished(ctx, entry.provider, enginePath)) return;
-      const run = () => runProvider(entry.provider, ctx, next, `${SHARED_PREFIX}/${entry.app.slug}`, enginePath);
-      await (enginePath.startsWith('/authorize/') ? withBatchedWrites(ctx, run) : run());
-      if (json) keepPublished(ctx, entry.provider, enginePath);
-    } finally {
-      if (json) allowOrigin(ctx, allowedOrigins(entry.app));
-      else noCors(ctx);
-    }
-  }
-
-  return async function dispatchToProvider(ctx: Context, next: Next) {
-    if (!ctx.path.startsWith(`${SHARED_PREFIX}/`)) return next();
-    return withEnginePagePolicy(ctx, () => route(ctx, next));
+    return /^\/(jwks|\.well-known)/.test(enginePath) ? published(ctx, next, entry, enginePath) : pages(ctx, next, entry, enginePath);
   };
 }
