@@ -11,7 +11,7 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import type { Settings } from '../settings/schema.js';
-import { sharedBlocks } from './shared-blocks.js';
+import { sharedBlocks, type BlocksInForce } from './shared-blocks.js';
 
 /**
  * account: failed passwords for one account from one address (a lock there locks out only that address);
@@ -38,6 +38,28 @@ export interface RateLimits {
 const INTERACTION_WINDOW_SECONDS = 3600;
 const CLIENT_AUTH_FAILURES_PER_MINUTE = 20;
 
+/**
+ * The counters under `keyPrefix` that have reached `points`, with the milliseconds their window has left: what a
+ * replica that has just subscribed to announced blocks must learn first. rate-limiter-flexible keeps one counter
+ * per key under `{keyPrefix}:{key}`, expiring with its window.
+ */
+export function countersAtLimit(redis: Redis, keyPrefix: string, points: number): BlocksInForce {
+  const match = `${keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}:*`;
+  return async () => {
+    const found: Array<[string, number]> = [];
+    for await (const keys of redis.scanStream({ match, count: 1000 }) as AsyncIterable<string[]>) {
+      if (!keys.length) continue;
+      const replies = (await keys.reduce((pipeline, key) => pipeline.get(key).pttl(key), redis.pipeline()).exec()) ?? [];
+      keys.forEach((key, index) => {
+        const [[countError, count], [ttlError, ttl]] = [replies[2 * index]!, replies[2 * index + 1]!];
+        if (countError || ttlError) throw countError ?? ttlError;
+        if (Number(count) >= points && Number(ttl) > 0) found.push([key.slice(keyPrefix.length + 1), Number(ttl)]);
+      });
+    }
+    return found;
+  };
+}
+
 /** `redis` absent: in-process counters only (embedding without Redis, e.g. tests of other features). */
 export function createRateLimits(settings: Settings, redis?: Redis): RateLimits {
   const limits = settings.rate_limits;
@@ -60,7 +82,8 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
   const refusal = (kind: LimitKind, res: { msBeforeNext: number }): LimitOutcome =>
     ({ allowed: false, kind, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) });
   // Checked on every token request, over its limit almost never: its blocks are announced instead of read.
-  const announced = redis ? sharedBlocks(redis, `${settings.redis.prefix}:rl:blocks`, options.client_auth.duration * 1000) : undefined;
+  const announced = redis ? sharedBlocks(redis, `${settings.redis.prefix}:rl:blocks`, options.client_auth.duration * 1000,
+    countersAtLimit(redis, `${settings.redis.prefix}:rl:client_auth`, options.client_auth.points)) : undefined;
   const announces = (kind: LimitKind) => announced && kind === 'client_auth';
 
   return {

@@ -1,9 +1,10 @@
 /**
  * Blocks every replica hears of the moment one of them sets one, so checking a counter that is rarely over its
  * limit costs no Redis round trip. The replica whose failure uses up a limit publishes the block (Redis pub/sub);
- * every replica keeps the blocks it heard in memory. What it cannot vouch for it does not answer: until it has
- * been subscribed for a whole window (after starting, after a lost connection) blocks set meanwhile could be
- * unknown to it, so the caller asks Redis, as without this.
+ * every replica keeps the blocks it heard in memory. What it cannot vouch for it does not answer: once subscribed
+ * (after starting, after a lost connection) it reads the blocks already in force (`inForce`), and only then
+ * vouches; when that read fails, blocks set before could be unknown to it until it has listened for a whole
+ * window, and meanwhile the caller asks Redis, as without this.
  */
 import type { Redis } from 'ioredis';
 
@@ -15,14 +16,24 @@ export interface SharedBlocks {
   close(): void;
 }
 
-export function sharedBlocks(redis: Redis, channel: string, windowMs: number): SharedBlocks {
+/** The blocks in force now, as [key, milliseconds left]. */
+export type BlocksInForce = () => Promise<Array<[string, number]>>;
+
+export function sharedBlocks(redis: Redis, channel: string, windowMs: number, inForce?: BlocksInForce): SharedBlocks {
   const blocked = new Map<string, number>();
+  /** Since when every block is known: -Infinity once those in force were read, Infinity while not subscribed. */
   let subscribedAt = Infinity;
   const subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
   subscriber.on('error', () => {}); // it reconnects; meanwhile checks ask Redis
   subscriber.on('close', () => (subscribedAt = Infinity));
   subscriber.on('ready', () => {
-    subscriber.subscribe(channel).then(() => (subscribedAt = Date.now()), () => {});
+    subscriber.subscribe(channel).then(async () => {
+      const listening = Date.now();
+      // Subscribed first: a block set while they are read is heard, one set before is read.
+      const known = await inForce?.().catch(() => undefined);
+      for (const [key, ms] of known ?? []) block(key, ms);
+      subscribedAt = known ? -Infinity : listening;
+    }, () => {});
   });
   subscriber.on('message', (_channel: string, message: string) => {
     const { key, ms } = JSON.parse(message) as { key: string; ms: number };

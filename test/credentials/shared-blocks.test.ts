@@ -1,11 +1,14 @@
 /**
  * Client-authentication blocks announced to every replica (src/domain/shared-blocks.ts), on real Redis: what one
- * replica blocks, another refuses from memory; a replica that has not been listening for a whole window, or lost
- * its connection, does not vouch (the caller then asks Redis).
+ * replica blocks, another refuses from memory; a replica that starts reads the blocks already in force, and one
+ * that could not read them and has not been listening for a whole window, or lost its connection, does not vouch
+ * (the caller then asks Redis).
  */
 import { Redis } from 'ioredis';
 import { sharedBlocks, type SharedBlocks } from '../../src/domain/shared-blocks.js';
+import { countersAtLimit, createRateLimits } from '../../src/domain/rate-limits.js';
 import { privateRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { testSettings } from '../helpers/settings.js';
 
 const WINDOW_MS = 300;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -60,5 +63,44 @@ test('a replica that lost its Redis connection does not vouch until it has liste
     blocks.close();
     client.disconnect();
     await redis.stop();
+  }
+});
+
+test('a replica that starts while a block is in force knows it at once, without waiting a window', async () => {
+  const prefix = uniquePrefix();
+  const client = new Redis(REDIS_URL);
+  const settings = await testSettings({ redis: { url: REDIS_URL, prefix } });
+  const running = createRateLimits(settings, client);
+  let starting: SharedBlocks | undefined;
+  try {
+    await client.ping(); // connected: the counters go to Redis, not to the in-process fallback
+    // The running replica counts 20 failures for one caller (its limit) and 3 for another.
+    for (let i = 0; i < 20; i += 1) await running.attempt([['client_auth', 'wiki|192.0.2.1']]);
+    for (let i = 0; i < 3; i += 1) await running.attempt([['client_auth', 'wiki|192.0.2.2']]);
+    expect(await running.check([['client_auth', 'wiki|192.0.2.1']])).toMatchObject({ allowed: false, kind: 'client_auth' });
+
+    // A window of a minute: only reading the counters can make it vouch within the test.
+    starting = sharedBlocks(client, `${prefix}:rl:blocks`, 60_000, countersAtLimit(client, `${prefix}:rl:client_auth`, 20));
+    await eventually('vouching', () => starting!.remainingMs('wiki|192.0.2.9') === 0);
+    expect(starting.remainingMs('wiki|192.0.2.1')).toBeGreaterThan(50_000);
+    expect(starting.remainingMs('wiki|192.0.2.1')).toBeLessThanOrEqual(60_000);
+    expect(starting.remainingMs('wiki|192.0.2.2')).toBe(0); // under its limit
+  } finally {
+    starting?.close();
+    running.close();
+    client.disconnect();
+  }
+});
+
+test('a replica that cannot read the blocks in force waits a whole window before it vouches', async () => {
+  const client = new Redis(REDIS_URL);
+  const blocks = sharedBlocks(client, `${uniquePrefix()}:blocks`, WINDOW_MS, () => Promise.reject(new Error('unreadable')));
+  try {
+    await sleep(WINDOW_MS / 2);
+    expect(blocks.remainingMs('wiki|192.0.2.1')).toBeUndefined();
+    await eventually('vouching after the window', () => blocks.remainingMs('wiki|192.0.2.1') === 0);
+  } finally {
+    blocks.close();
+    client.disconnect();
   }
 });
