@@ -2,6 +2,7 @@
  * `npm run bench:cpu -- <scenario>`: where the machine's CPU goes while the service answers one protocol
  * scenario: the service process, PostgreSQL's processes, Redis and the load generator (this process), from
  * /proc before and after. Explains a ratio the profile of the service alone cannot (the database's share).
+ * BENCH_SERVER=bare measures the bare engine instead (its process is reported as "service").
  */
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -29,7 +30,7 @@ if (!scenarioNames().includes(name)) {
   console.error(`unknown scenario "${name}"; one of: ${scenarioNames().join(', ')}`);
   process.exit(2);
 }
-const service = await startProcess('service-process.ts');
+const service = await startProcess(process.env.BENCH_SERVER === 'bare' ? 'bare-engine.ts' : 'service-process.ts');
 const { loops, op } = namedScenario(name, service.fixture)!;
 await runLoops(loops, 2, op);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
