@@ -39,23 +39,27 @@ const INTERACTION_WINDOW_SECONDS = 3600;
 const CLIENT_AUTH_FAILURES_PER_MINUTE = 20;
 
 /**
- * The counters under `keyPrefix` that have reached `points`, with the milliseconds their window has left: what a
- * replica that has just subscribed to announced blocks must learn first. rate-limiter-flexible keeps one counter
- * per key under `{keyPrefix}:{key}`, expiring with its window.
+ * The counters under `keyPrefix` that have reached `points`, with when their window ends: what a replica that
+ * has just subscribed to announced blocks must learn first. rate-limiter-flexible keeps one counter per key under
+ * `{keyPrefix}:{key}`, expiring with its window. SCAN walks the keyspace in steps, never holding Redis up.
  */
 export function countersAtLimit(redis: Redis, keyPrefix: string, points: number): BlocksInForce {
   const match = `${keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}:*`;
   return async () => {
     const found: Array<[string, number]> = [];
-    for await (const keys of redis.scanStream({ match, count: 1000 }) as AsyncIterable<string[]>) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+      cursor = next;
       if (!keys.length) continue;
       const replies = (await keys.reduce((pipeline, key) => pipeline.get(key).pttl(key), redis.pipeline()).exec()) ?? [];
+      const readAt = Date.now();
       keys.forEach((key, index) => {
         const [[countError, count], [ttlError, ttl]] = [replies[2 * index]!, replies[2 * index + 1]!];
         if (countError || ttlError) throw countError ?? ttlError;
-        if (Number(count) >= points && Number(ttl) > 0) found.push([key.slice(keyPrefix.length + 1), Number(ttl)]);
+        if (Number(count) >= points && Number(ttl) > 0) found.push([key.slice(keyPrefix.length + 1), readAt + Number(ttl)]);
       });
-    }
+    } while (cursor !== '0');
     return found;
   };
 }

@@ -16,32 +16,40 @@ export interface SharedBlocks {
   close(): void;
 }
 
-/** The blocks in force now, as [key, milliseconds left]. */
+/** The blocks in force now, as [key, when it ends in ms since the epoch]. */
 export type BlocksInForce = () => Promise<Array<[string, number]>>;
 
 export function sharedBlocks(redis: Redis, channel: string, windowMs: number, inForce?: BlocksInForce): SharedBlocks {
   const blocked = new Map<string, number>();
   /** Since when every block is known: -Infinity once those in force were read, Infinity while not subscribed. */
   let subscribedAt = Infinity;
+  /** Counts connections: what one started and finishes after it closed must not vouch for the next. */
+  let connection = 0;
   const subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
   subscriber.on('error', () => {}); // it reconnects; meanwhile checks ask Redis
-  subscriber.on('close', () => (subscribedAt = Infinity));
+  subscriber.on('close', () => {
+    connection += 1;
+    subscribedAt = Infinity;
+  });
   subscriber.on('ready', () => {
+    const current = (connection += 1);
+    const stillCurrent = () => current === connection;
     subscriber.subscribe(channel).then(async () => {
-      const listening = Date.now();
+      if (!stillCurrent()) return;
+      subscribedAt = Date.now(); // without the read below, it vouches a whole window from now
       // Subscribed first: a block set while they are read is heard, one set before is read.
       const known = await inForce?.().catch(() => undefined);
-      for (const [key, ms] of known ?? []) block(key, ms);
-      subscribedAt = known ? -Infinity : listening;
-    }, () => {});
+      if (!known || !stillCurrent()) return;
+      for (const [key, until] of known) blockUntil(key, until);
+      subscribedAt = -Infinity;
+    }).catch(() => {});
   });
   subscriber.on('message', (_channel: string, message: string) => {
     const { key, ms } = JSON.parse(message) as { key: string; ms: number };
-    block(key, ms);
+    blockUntil(key, Date.now() + ms);
   });
 
-  function block(key: string, ms: number) {
-    const until = Date.now() + ms;
+  function blockUntil(key: string, until: number) {
     if ((blocked.get(key) ?? 0) < until) blocked.set(key, until);
     if (blocked.size > 10_000) for (const [name, end] of blocked) if (end <= Date.now()) blocked.delete(name);
   }
@@ -56,7 +64,7 @@ export function sharedBlocks(redis: Redis, channel: string, windowMs: number, in
       return 0;
     },
     announce(key, ms) {
-      block(key, ms);
+      blockUntil(key, Date.now() + ms);
       redis.publish(channel, JSON.stringify({ key, ms })).catch(() => {});
     },
     close() {

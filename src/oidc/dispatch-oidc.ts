@@ -256,7 +256,7 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     const slash = path.indexOf('/');
     const first = slash === -1 ? path : path.slice(0, slash);
     const inner = slash === -1 ? '/' : path.slice(slash);
-    const endpoint = shared[first];
+    const endpoint = Object.hasOwn(shared, first) ? shared[first] : undefined; // not the prototype's (`constructor`)
     if (endpoint && inner === '/') {
       if (first !== 'authorize' && isPreflight(ctx)) return answerPreflight(ctx, anyAppAllows, endpoint.methods);
       return first === 'authorize' ? withEnginePagePolicy(ctx, () => endpoint.handle(ctx, next)) : endpoint.handle(ctx, next);

@@ -104,3 +104,30 @@ test('a replica that cannot read the blocks in force waits a whole window before
     client.disconnect();
   }
 });
+
+test('a read of the blocks in force that ends after its connection closed does not make the replica vouch', async () => {
+  const redis = await privateRedis();
+  const client = new Redis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+  client.on('error', () => {});
+  const reads: Array<(blocks: Array<[string, number]>) => void> = [];
+  const blocks = sharedBlocks(client, 'blocks', 60_000, () => new Promise((resolve) => reads.push(resolve)));
+  try {
+    await eventually('the first read', () => reads.length === 1);
+    await redis.stop();
+    await sleep(300); // the subscriber has seen its connection close
+    reads[0]!([['wiki|192.0.2.1', Date.now() + 30_000]]);
+    await sleep(50);
+    expect(blocks.remainingMs('wiki|192.0.2.7')).toBeUndefined(); // not subscribed: it cannot vouch
+    await redis.start();
+    await eventually('the read of the new connection', () => reads.length === 2, 10_000);
+    expect(blocks.remainingMs('wiki|192.0.2.7')).toBeUndefined();
+    reads[1]!([['wiki|192.0.2.2', Date.now() + 30_000]]);
+    await eventually('vouching', () => blocks.remainingMs('wiki|192.0.2.7') === 0);
+    expect(blocks.remainingMs('wiki|192.0.2.2')).toBeGreaterThan(29_000);
+    expect(blocks.remainingMs('wiki|192.0.2.1')).toBe(0); // the stale read was dropped
+  } finally {
+    blocks.close();
+    client.disconnect();
+    await redis.stop();
+  }
+});

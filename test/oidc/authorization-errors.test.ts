@@ -102,6 +102,14 @@ describe.each(engines)('OIDC authorization errors, discovery, JWKS (%s)', (engin
     expect((await fetch(`${idp.url}/application/o/unknown/.well-known/openid-configuration`)).status).toBe(404);
   });
 
+  test("names an object has from its prototype are no endpoints: a page that says not found, not a server error", async () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      const response = await fetch(`${idp.url}/application/o/${name}/`);
+      expect([name, response.status]).toEqual([name, 404]);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    }
+  });
+
   test('JWKS: public RSA keys only, with kid, alg RS256 and use sig; the same set for every app', async () => {
     const jwks = await (await fetch(`${idp.url}/application/o/wiki/jwks/`)).json();
     expect(jwks.keys.length).toBeGreaterThanOrEqual(1);
