@@ -1,8 +1,9 @@
 /**
  * POST …/password (and POST …/email with a password filled in): counts the attempt (per IP and per e-mail)
- * before checking anything, checks the credentials, then goes on to the second factor or finishes. The failure message is the same for every
- * wrong e-mail/password combination, and a locked account is refused without looking at the password: the lock
- * is a wait with a stated end, per address, so nobody can lock a user out from everywhere for good.
+ * before checking anything, checks the credentials, then goes on to the second factor or finishes. The failure
+ * message is the same for every wrong e-mail/password combination, and a locked account is refused without
+ * looking at the password: the lock is a wait with a stated end, per address, so nobody can lock a user out from
+ * everywhere for good.
  */
 import { checkCredentials } from '../domain/passwords.js';
 import type { SignInRecord } from '../store/contract.js';

@@ -219,7 +219,8 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
   }
 
   const shared: Record<string, { methods: string; handle: (ctx: Context, next: Next) => Promise<void> }> = {
-    authorize: { methods: 'GET, POST', handle: authorize },
+    // The one shared endpoint whose answer may be a page the engine writes (form_post): it gets the pages' policy.
+    authorize: { methods: 'GET, POST', handle: (ctx, next) => withEnginePagePolicy(ctx, () => authorize(ctx, next)) },
     token: { methods: 'POST', handle: (ctx, next) => clientEndpoint(ctx, next, '/token/', 'token') },
     revoke: { methods: 'POST', handle: (ctx, next) => clientEndpoint(ctx, next, '/revoke/', 'revocation') },
     introspect: { methods: 'POST', handle: introspectToken },
@@ -259,7 +260,7 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     const endpoint = Object.hasOwn(shared, first) ? shared[first] : undefined; // not the prototype's (`constructor`)
     if (endpoint && inner === '/') {
       if (first !== 'authorize' && isPreflight(ctx)) return answerPreflight(ctx, anyAppAllows, endpoint.methods);
-      return first === 'authorize' ? withEnginePagePolicy(ctx, () => endpoint.handle(ctx, next)) : endpoint.handle(ctx, next);
+      return endpoint.handle(ctx, next);
     }
     const entry = providers.bySlug.get(first);
     const enginePath = entry && engineInnerPath(inner);
