@@ -32,7 +32,13 @@ export function backchannelProcessor(store: Store, settings: Settings, sign: Sig
     } catch (error) {
       // No usable signing key yet (e.g. a worker started before the first `idp serve`): try again later.
       const message = `cannot sign the logout token: ${(error as Error).message}`;
-      await store.events.recordAttempt(delivery.id, { attempt: position.attempt, status_code: null, error: message, duration_ms: 0, status: position.last ? 'failed' : 'pending' });
+      await store.events.recordAttempt(delivery.id, {
+        attempt: position.attempt,
+        status_code: null,
+        error: message,
+        duration_ms: 0,
+        status: position.last ? 'failed' : 'pending',
+      });
       throw new Error(message);
     }
 

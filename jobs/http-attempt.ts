@@ -23,7 +23,16 @@ export function parseRetryAfter(value: string | null, maxMs: number, now = Date.
 /** The same rule config validation applies to receiver URLs (https; http on loopback when allowed). */
 export const isAllowedTarget = (url: string, allowInsecureLoopback: boolean) => isSecureOrLoopbackUrl(url, allowInsecureLoopback);
 
-export async function postWithTimeout(url: string, options: { body: string; headers: Record<string, string>; timeoutMs: number; allowInsecureLoopback: boolean; retryAfterMaxSeconds?: number }): Promise<AttemptResult> {
+export async function postWithTimeout(
+  url: string,
+  options: {
+    body: string;
+    headers: Record<string, string>;
+    timeoutMs: number;
+    allowInsecureLoopback: boolean;
+    retryAfterMaxSeconds?: number;
+  },
+): Promise<AttemptResult> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
   if (!isAllowedTarget(url, options.allowInsecureLoopback)) {
@@ -43,12 +52,14 @@ export async function postWithTimeout(url: string, options: { body: string; head
     return { status: response.status, error: null, durationMs: took(), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   } catch (error) {
     const { name, message, cause } = error as Error & { cause?: { code?: string; message?: string } };
-    const text = name === 'TimeoutError' ? `timeout after ${options.timeoutMs} ms` : cause?.code ?? cause?.message ?? message;
+    const text = name === 'TimeoutError' ? `timeout after ${options.timeoutMs} ms` : (cause?.code ?? cause?.message ?? message);
     return { status: null, error: text, durationMs: took() };
   }
 }
 
 /** 5xx, 429 and network failures may heal; other answers will not. */
-export const isRetryable = (result: AttemptResult) => result.status === null ? !result.error?.startsWith('refused') : result.status >= 500 || result.status === 429;
+export const isRetryable = (result: AttemptResult) =>
+  result.status === null ? !result.error?.startsWith('refused') : result.status >= 500 || result.status === 429;
 
-export const describeOutcome = (result: AttemptResult) => (result.status !== null ? `receiver answered ${result.status}` : `delivery failed: ${result.error}`);
+export const describeOutcome = (result: AttemptResult) =>
+  result.status !== null ? `receiver answered ${result.status}` : `delivery failed: ${result.error}`;

@@ -12,7 +12,9 @@ export function startMailWorker(settings: Settings, logger: Logger): WorkerHandl
   connection.on('error', () => {}); // reconnects; the deliveries worker already reports outages
   return workerWhenReady(connection, () => {
     const worker = new Worker<MailMessage>(MAIL_QUEUE, async (job) => deliverMail(settings, logger, job.data), {
-      connection, prefix: settings.redis.prefix, concurrency: 5,
+      connection,
+      prefix: settings.redis.prefix,
+      concurrency: 5,
     });
     worker.on('error', () => {});
     worker.on('failed', (job, error) => {

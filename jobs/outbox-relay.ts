@@ -18,7 +18,14 @@ export function outboxRelay(store: Store, queue: Queue<DeliveryJob>, settings: S
   /** One job per delivery that has not been tried yet, added in one round trip (job id = delivery id). */
   async function enqueue(deliveries: DeliveryRow[]) {
     const fresh = deliveries.filter((delivery) => delivery.status === 'pending' && delivery.attempts === 0);
-    if (fresh.length) await queue.addBulk(fresh.map((delivery) => ({ name: delivery.kind, data: { deliveryId: delivery.id }, opts: deliveryJobOptions(settings, delivery.id) })));
+    if (fresh.length)
+      await queue.addBulk(
+        fresh.map((delivery) => ({
+          name: delivery.kind,
+          data: { deliveryId: delivery.id },
+          opts: deliveryJobOptions(settings, delivery.id),
+        })),
+      );
   }
 
   /** A batch at a time: one claim, one insert of its deliveries, one bulk enqueue, one update marking it dispatched. */
@@ -28,8 +35,18 @@ export function outboxRelay(store: Store, queue: Queue<DeliveryJob>, settings: S
     const ids = events.map((event) => event.id);
     try {
       const wanted: NewDelivery[] = events.flatMap((event) => [
-        ...webhookRecipients(settings.applications, event).map((app) => ({ event_id: event.id, app: app.slug, kind: 'webhook' as const, target: app.webhook!.url })),
-        ...backchannelRecipients(settings.applications, event).map((app) => ({ event_id: event.id, app: app.slug, kind: 'backchannel' as const, target: app.backchannel_logout_uri! })),
+        ...webhookRecipients(settings.applications, event).map((app) => ({
+          event_id: event.id,
+          app: app.slug,
+          kind: 'webhook' as const,
+          target: app.webhook!.url,
+        })),
+        ...backchannelRecipients(settings.applications, event).map((app) => ({
+          event_id: event.id,
+          app: app.slug,
+          kind: 'backchannel' as const,
+          target: app.backchannel_logout_uri!,
+        })),
       ]);
       await enqueue(await store.events.ensureDeliveries(wanted));
     } catch (error) {
@@ -44,7 +61,14 @@ export function outboxRelay(store: Store, queue: Queue<DeliveryJob>, settings: S
   async function requeueStale(): Promise<number> {
     const before = new Date(Date.now() - settings.worker.requeue_after_seconds * 1000);
     const stale = await store.events.claimStalePending(before, BATCH);
-    if (stale.length) await queue.addBulk(stale.map((delivery) => ({ name: delivery.kind, data: { deliveryId: delivery.id }, opts: deliveryJobOptions(settings, delivery.id) })));
+    if (stale.length)
+      await queue.addBulk(
+        stale.map((delivery) => ({
+          name: delivery.kind,
+          data: { deliveryId: delivery.id },
+          opts: deliveryJobOptions(settings, delivery.id),
+        })),
+      );
     return stale.length;
   }
 

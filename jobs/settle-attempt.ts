@@ -16,15 +16,27 @@ export interface AttemptPosition {
   last: boolean;
 }
 
-export async function settleAttempt(store: Store, delivery: { id: string; kind: string }, { attempt, last }: AttemptPosition, result: AttemptResult): Promise<void> {
+export async function settleAttempt(
+  store: Store,
+  delivery: { id: string; kind: string },
+  { attempt, last }: AttemptPosition,
+  result: AttemptResult,
+): Promise<void> {
   const delivered = result.status !== null && result.status >= 200 && result.status < 300;
   const retryable = !delivered && isRetryable(result);
   const status = delivered ? 'delivered' : retryable && !last ? 'pending' : 'failed';
-  await store.events.recordAttempt(delivery.id, { attempt, status_code: result.status, error: result.error, duration_ms: result.durationMs, status });
+  await store.events.recordAttempt(delivery.id, {
+    attempt,
+    status_code: result.status,
+    error: result.error,
+    duration_ms: result.durationMs,
+    status,
+  });
   deliveries.inc({ kind: delivery.kind, outcome: status === 'pending' ? 'retry' : status });
   if (delivered) return;
   if (!retryable) throw new UnrecoverableError(describeOutcome(result));
-  if (result.retryAfterMs !== undefined) throw new RetryLater(`${describeOutcome(result)}, Retry-After ${result.retryAfterMs} ms`, result.retryAfterMs);
+  if (result.retryAfterMs !== undefined)
+    throw new RetryLater(`${describeOutcome(result)}, Retry-After ${result.retryAfterMs} ms`, result.retryAfterMs);
   throw new Error(describeOutcome(result));
 }
 

@@ -25,7 +25,9 @@ function keptFor<T>(ms: number, read: () => Promise<T>): { get(): Promise<T>; fo
       if (!kept || Date.now() - kept.at > ms) {
         const value = read();
         kept = { at: Date.now(), value };
-        value.catch(() => { if (kept?.value === value) kept = undefined; });
+        value.catch(() => {
+          if (kept?.value === value) kept = undefined;
+        });
       }
       return kept.value;
     },
@@ -70,10 +72,16 @@ export function webhookProcessor(unbatched: Store, settings: Settings) {
     const { delivery, event } = found;
     const webhook = apps.get(delivery.app)?.webhook;
     const position = positionOf(delivery.attempts, job);
-    if (!event || !webhook?.secret) return abandonDelivery(store, delivery.id, position.attempt, 'the application has no webhook configured any more');
+    if (!event || !webhook?.secret)
+      return abandonDelivery(store, delivery.id, position.attempt, 'the application has no webhook configured any more');
     const disabled = (await disabledReceivers.get()).find((row) => row.app === delivery.app);
     if (disabled?.url === delivery.target) {
-      return abandonDelivery(store, delivery.id, position.attempt, `the receiver is disabled (${disabled.reason}); enable it with idp webhooks enable ${delivery.app}`);
+      return abandonDelivery(
+        store,
+        delivery.id,
+        position.attempt,
+        `the receiver is disabled (${disabled.reason}); enable it with idp webhooks enable ${delivery.app}`,
+      );
     }
 
     const result = await postWithTimeout(delivery.target, {

@@ -21,7 +21,13 @@ export function workerWhenReady(connection: Redis, create: () => Worker, graceMs
     async close() {
       connection.off('ready', start);
       let timer: NodeJS.Timeout | undefined;
-      if (worker) await Promise.race([worker.close(), new Promise((resolve) => { timer = setTimeout(resolve, graceMs); })]);
+      if (worker)
+        await Promise.race([
+          worker.close(),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, graceMs);
+          }),
+        ]);
       clearTimeout(timer);
       connection.disconnect();
     },

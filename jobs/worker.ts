@@ -39,26 +39,45 @@ export function startWorkers(store: Store, settings: Settings, logger: Logger, s
   const queue = deliveriesQueue(producer, settings.redis.prefix);
   queue.on('error', () => {});
 
-  const worker = workerWhenReady(consumer, () => {
-    const deliveries = new Worker<DeliveryJob>(
-      QUEUES.deliveries,
-      async (job) => {
-        const process = processors[job.name];
-        if (!process) throw new Error(`no processor for job ${job.name}`);
-        await process(job);
-      },
-      {
-        connection: consumer, prefix: settings.redis.prefix, concurrency: settings.worker.concurrency, stalledInterval: settings.worker.stalled_interval_ms, lockDuration: settings.worker.stalled_interval_ms, maxStalledCount: 3,
-        settings: { backoffStrategy: deliveryBackoff },
-      },
-    );
-    deliveries.on('error', () => {});
-    deliveries.on('failed', (job, error) => {
-      const final = job && job.attemptsMade >= (job.opts.attempts ?? 1);
-      logger.warn({ component: 'worker', job: job?.name, deliveryId: job?.data.deliveryId, attempt: job?.attemptsMade, final, reason: error.message }, 'delivery attempt failed');
-    });
-    return deliveries;
-  }, (settings.webhooks.timeout_seconds + 5) * 1000); // in-flight attempts end within their HTTP timeout
+  const worker = workerWhenReady(
+    consumer,
+    () => {
+      const deliveries = new Worker<DeliveryJob>(
+        QUEUES.deliveries,
+        async (job) => {
+          const process = processors[job.name];
+          if (!process) throw new Error(`no processor for job ${job.name}`);
+          await process(job);
+        },
+        {
+          connection: consumer,
+          prefix: settings.redis.prefix,
+          concurrency: settings.worker.concurrency,
+          stalledInterval: settings.worker.stalled_interval_ms,
+          lockDuration: settings.worker.stalled_interval_ms,
+          maxStalledCount: 3,
+          settings: { backoffStrategy: deliveryBackoff },
+        },
+      );
+      deliveries.on('error', () => {});
+      deliveries.on('failed', (job, error) => {
+        const final = job && job.attemptsMade >= (job.opts.attempts ?? 1);
+        logger.warn(
+          {
+            component: 'worker',
+            job: job?.name,
+            deliveryId: job?.data.deliveryId,
+            attempt: job?.attemptsMade,
+            final,
+            reason: error.message,
+          },
+          'delivery attempt failed',
+        );
+      });
+      return deliveries;
+    },
+    (settings.webhooks.timeout_seconds + 5) * 1000,
+  ); // in-flight attempts end within their HTTP timeout
 
   const mail = startMailWorker(settings, logger.child({ component: 'mail' }));
   const relay = outboxRelay(store, queue, settings, logger.child({ component: 'outbox-relay' }));

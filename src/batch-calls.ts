@@ -16,8 +16,9 @@ export function batchCalls<I, O>(run: (inputs: I[]) => Promise<O[]>, max = 500):
     );
   }
 
-  return (input) => new Promise<O>((resolve, reject) => {
-    if (!waiting.length) setImmediate(flush);
-    waiting.push({ input, resolve, reject });
-  });
+  return (input) =>
+    new Promise<O>((resolve, reject) => {
+      if (!waiting.length) setImmediate(flush);
+      waiting.push({ input, resolve, reject });
+    });
 }

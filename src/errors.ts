@@ -37,20 +37,34 @@ export class NotFoundError extends AppError {
 /** Input that breaks a rule; `fields` maps a field name to its messages (API: 400 field map). */
 export class ValidationError extends AppError {
   constructor(readonly fields: Record<string, string[]>) {
-    super(Object.entries(fields).map(([field, messages]) => `${field}: ${messages.join(' ')}`).join('; '), { status: 400 });
+    super(
+      Object.entries(fields)
+        .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
+        .join('; '),
+      { status: 400 },
+    );
   }
 }
 
 /** A provisioning-API answer in one of its two body shapes: `{"detail": "..."}` or `{"field": ["..."]}`. */
 export class ApiError extends AppError {
-  constructor(status: number, readonly body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    readonly body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ) {
     super(typeof body.detail === 'string' ? body.detail : JSON.stringify(body), { status, headers, expose: true });
   }
 }
 
 /** An OAuth error at a JSON endpoint: `{"error": ..., "error_description": ...}` (RFC 6749 §5.2). */
 export class ProtocolError extends AppError {
-  constructor(status: number, readonly error: string, readonly description: string, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    readonly error: string,
+    readonly description: string,
+    headers: Record<string, string> = {},
+  ) {
     super(description, { status, headers, expose: true });
   }
 }

@@ -32,17 +32,20 @@ function packageVersion(): string {
 const version = packageVersion();
 const program = new Command('idp').description('OpenID Connect identity provider').version(version).showHelpAfterError();
 
-program.command('serve')
+program
+  .command('serve')
   .description('run the web service (OIDC, API, health)')
   .option('--port <port>', 'override server.port')
   .option('--host <host>', 'override server.host')
   .action(serve);
 
-program.command('worker')
+program
+  .command('worker')
   .description('run the outbox relay and the delivery workers (webhooks, backchannel logout)')
   .action(async () => (await import('./cli/worker.js')).worker());
 
-program.command('migrate')
+program
+  .command('migrate')
   .description('apply database migrations and exit')
   .action(async () => {
     // openRuntime migrates; this command only reports.

@@ -24,10 +24,14 @@ function familyOf(ctx: Context, error: unknown): Family {
 }
 
 function renderProtocol(ctx: Context, error: unknown) {
-  const known = error instanceof ProtocolError ? error
-    : error instanceof Unavailable ? new ProtocolError(503, 'temporarily_unavailable', error.message, error.headers)
-      : error instanceof AppError && error.expose ? new ProtocolError(error.status, 'invalid_request', error.message, error.headers)
-        : new ProtocolError(500, 'server_error', 'something went wrong on our side; try again later');
+  const known =
+    error instanceof ProtocolError
+      ? error
+      : error instanceof Unavailable
+        ? new ProtocolError(503, 'temporarily_unavailable', error.message, error.headers)
+        : error instanceof AppError && error.expose
+          ? new ProtocolError(error.status, 'invalid_request', error.message, error.headers)
+          : new ProtocolError(500, 'server_error', 'something went wrong on our side; try again later');
   ctx.status = known.status;
   ctx.set({ ...known.headers, 'Cache-Control': 'no-store' });
   ctx.body = { error: known.error, error_description: known.description };
@@ -38,13 +42,27 @@ function pageErrorOf(ctx: Context, error: unknown): PageError {
   if (error instanceof PageError) return error;
   const again = { href: ctx.method === 'GET' ? ctx.originalUrl : '/', label: 'Try again' };
   if (error instanceof Unavailable) {
-    return new PageError(503, { title: 'Try again shortly', heading: 'Briefly unavailable', message: 'We could not complete this just now. Try again in a few seconds.', link: again }, error);
+    return new PageError(
+      503,
+      {
+        title: 'Try again shortly',
+        heading: 'Briefly unavailable',
+        message: 'We could not complete this just now. Try again in a few seconds.',
+        link: again,
+      },
+      error,
+    );
   }
-  if (error instanceof NotFoundError) return new PageError(404, { heading: 'Page not found', message: 'There is nothing at this address.' }, error);
+  if (error instanceof NotFoundError)
+    return new PageError(404, { heading: 'Page not found', message: 'There is nothing at this address.' }, error);
   if (error instanceof AppError && error.expose) {
     return new PageError(error.status, { heading: 'This request cannot be completed', message: error.message }, error);
   }
-  return new PageError(500, { heading: 'Something went wrong', message: 'This is a fault on our side, not yours. Try again in a moment.', link: again }, error);
+  return new PageError(
+    500,
+    { heading: 'Something went wrong', message: 'This is a fault on our side, not yours. Try again in a moment.', link: again },
+    error,
+  );
 }
 
 function methodNotAllowed(ctx: Context): PageError {
@@ -77,8 +95,10 @@ export function renderErrors(logger: Logger) {
           ctx.body = answer.body;
           return;
         }
-        case 'protocol': return renderProtocol(ctx, error);
-        default: return renderErrorPage(ctx, pageErrorOf(ctx, error));
+        case 'protocol':
+          return renderProtocol(ctx, error);
+        default:
+          return renderErrorPage(ctx, pageErrorOf(ctx, error));
       }
     }
   };

@@ -57,11 +57,19 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
   app.use(securityHeaders(settings.issuer.base_url));
   app.use(renderErrors(logger.child({ component: 'http' })));
   const everythingElse = compose<Koa.Context>([
-    health.routes(), metricsRoute(settings), landingRouter(settings, healthChecks).routes(), apiMiddleware(store, settings, limits, enqueue),
-    serveStatic(), serveAvatar, signIn, ...(account ? [account] : []),
+    health.routes(),
+    metricsRoute(settings),
+    landingRouter(settings, healthChecks).routes(),
+    apiMiddleware(store, settings, limits, enqueue),
+    serveStatic(),
+    serveAvatar,
+    signIn,
+    ...(account ? [account] : []),
   ] as Middleware[]);
   // The protocol's paths belong to the providers alone: they skip the other routers' matching (the hot paths).
-  app.use((ctx, next) => (ctx.path.startsWith('/application/o/') ? oidc.dispatch(ctx, next) : everythingElse(ctx, () => oidc.dispatch(ctx, next))));
+  app.use((ctx, next) =>
+    ctx.path.startsWith('/application/o/') ? oidc.dispatch(ctx, next) : everythingElse(ctx, () => oidc.dispatch(ctx, next)),
+  );
   return app;
 }
 

@@ -77,7 +77,11 @@ interface SignInInfrastructure {
 function redisInfrastructure(settings: Settings): SignInInfrastructure {
   const connection = redisConnection(settings.redis.url, 'producer'); // fails fast while Redis is down
   const counters = new Redis(settings.redis.url, {
-    maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: 2000, commandTimeout: 2000, enableAutoPipelining: true,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: true,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    enableAutoPipelining: true,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
   for (const client of [connection, counters]) client.on('error', () => {}); // they reconnect; readiness reports the outage
@@ -113,7 +117,10 @@ function warnWhenRedisIsAway(redis: ReadinessCheck, logger: Logger, patienceMs =
       await new Promise((resolve) => setTimeout(resolve, 250).unref());
       return check();
     }
-    logger.warn({ component: 'redis' }, 'Redis is not answering: sign-in works with per-process rate limits, mail and events wait until it is back; /-/health/ready/ says unavailable');
+    logger.warn(
+      { component: 'redis' },
+      'Redis is not answering: sign-in works with per-process rate limits, mail and events wait until it is back; /-/health/ready/ says unavailable',
+    );
   };
   void check();
 }
@@ -123,12 +130,21 @@ export async function startService(settings: Settings, options: ServiceOptions =
   const runtime = options.store ? undefined : await openRuntime(settings);
   const closers: Array<() => Promise<void> | void> = [];
   try {
-    const { store, cache } = withCachedReads(options.store ?? runtime!.store, options.store ? options.database : runtime!.database, settings, logger, closers);
+    const { store, cache } = withCachedReads(
+      options.store ?? runtime!.store,
+      options.store ? options.database : runtime!.database,
+      settings,
+      logger,
+      closers,
+    );
     const redis = options.redis !== false;
     const infrastructure = redis ? redisInfrastructure(settings) : inProcessInfrastructure(settings, logger.child({ component: 'mail' }));
     closers.push(() => infrastructure.close());
     await ensureAccessGroups(store, settings.applications);
-    const oidc = await prepareOidc(settings, store, logger.child({ component: 'oidc' }), { interactionPath, limits: infrastructure.limits });
+    const oidc = await prepareOidc(settings, store, logger.child({ component: 'oidc' }), {
+      interactionPath,
+      limits: infrastructure.limits,
+    });
     // `idp keys rotate` reaches this process without a restart: new providers are swapped in (src/oidc/reload-keys.ts).
     closers.push(oidc.keys.every(settings.keys.reload_seconds));
 
@@ -142,9 +158,20 @@ export async function startService(settings: Settings, options: ServiceOptions =
     if (background) warnWhenRedisIsAway(readiness[0]!, logger);
 
     const app = createApp({
-      settings, store, logger, limits: infrastructure.limits, readiness, enqueue: background?.enqueue,
+      settings,
+      store,
+      logger,
+      limits: infrastructure.limits,
+      readiness,
+      enqueue: background?.enqueue,
       signIn: interactionMiddleware(oidc.providers, store, settings, { ...infrastructure, logger: logger.child({ component: 'sign-in' }) }),
-      account: accountMiddleware({ store, settings, limits: infrastructure.limits, sendMail: infrastructure.sendMail, providers: oidc.providers }),
+      account: accountMiddleware({
+        store,
+        settings,
+        limits: infrastructure.limits,
+        sendMail: infrastructure.sendMail,
+        providers: oidc.providers,
+      }),
       oidc,
     });
     let server = options.server;
@@ -153,20 +180,29 @@ export async function startService(settings: Settings, options: ServiceOptions =
     const listening = server;
     closers.push(() => stopListening(listening, settings.server.shutdown_grace_seconds * 1000));
     closers.push(startSweeping(store, logger.child({ component: 'sweeper' }), settings.audit.retention_days));
-    closers.push(watchService({
-      outbox: async () => {
-        const { pending, oldest } = await store.events.backlog();
-        return { pending, oldestAgeSeconds: oldest ? (Date.now() - oldest.getTime()) / 1000 : 0 };
-      },
-      queues: background && (() => background.jobCounts()),
-      pool: runtime?.database.poolUsage,
-      readCache: cache && (() => ({ live: cache.live, entries: cache.size })),
-    }));
+    closers.push(
+      watchService({
+        outbox: async () => {
+          const { pending, oldest } = await store.events.backlog();
+          return { pending, oldestAgeSeconds: oldest ? (Date.now() - oldest.getTime()) / 1000 : 0 };
+        },
+        queues: background && (() => background.jobCounts()),
+        pool: runtime?.database.poolUsage,
+        readCache: cache && (() => ({ live: cache.live, entries: cache.size })),
+      }),
+    );
     const metricsServer = await startMetricsServer(settings);
     if (metricsServer) closers.push(() => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
 
     return {
-      url: urlOf(server), settings, store, logger, engine: runtime?.database.engine, providers: oidc.providers, limits: infrastructure.limits, workers,
+      url: urlOf(server),
+      settings,
+      store,
+      logger,
+      engine: runtime?.database.engine,
+      providers: oidc.providers,
+      limits: infrastructure.limits,
+      workers,
       async close() {
         for (const close of closers.reverse()) await close();
         await runtime?.close();
@@ -180,7 +216,13 @@ export async function startService(settings: Settings, options: ServiceOptions =
 }
 
 /** The token paths' read cache (src/store/cached-store.ts), when the database can announce its changes. */
-function withCachedReads(store: Store, database: Database | undefined, settings: Settings, logger: Logger, closers: Array<() => Promise<void> | void>): { store: Store; cache?: ReadCache } {
+function withCachedReads(
+  store: Store,
+  database: Database | undefined,
+  settings: Settings,
+  logger: Logger,
+  closers: Array<() => Promise<void> | void>,
+): { store: Store; cache?: ReadCache } {
   const maxEntries = settings.database.cache_entries;
   if (!database?.listen || maxEntries === 0) return { store };
   let listening: Listening | undefined;
@@ -192,7 +234,10 @@ function withCachedReads(store: Store, database: Database | undefined, settings:
 }
 
 /** `idp worker`: the outbox relay and the delivery and mail workers, no HTTP. Logout tokens are signed by providers built (never mounted) from the stored keys. */
-export async function startWorkerService(settings: Settings, options: { logger?: Logger } = {}): Promise<{ engine: Engine; close(): Promise<void> }> {
+export async function startWorkerService(
+  settings: Settings,
+  options: { logger?: Logger } = {},
+): Promise<{ engine: Engine; close(): Promise<void> }> {
   const logger = options.logger ?? createLogger(settings.log.level);
   const runtime = await openRuntime(settings);
   const sign = workerLogoutSigner(settings, runtime.store, logger.child({ component: 'oidc' }));

@@ -47,7 +47,14 @@ export type AccountCookies = ReturnType<typeof accountCookies>;
 function write(ctx: Context, value: string, maxAgeSeconds: number, https: boolean) {
   // The base URL decides Secure (behind a TLS proxy the connection itself may be plain http).
   if (https) ctx.cookies.secure = true;
-  ctx.cookies.set(ACCOUNT_COOKIE, value || null, { path: '/account', httpOnly: true, sameSite: 'lax', secure: https, maxAge: maxAgeSeconds * 1000, overwrite: true });
+  ctx.cookies.set(ACCOUNT_COOKIE, value || null, {
+    path: '/account',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: https,
+    maxAge: maxAgeSeconds * 1000,
+    overwrite: true,
+  });
 }
 
 /** Loads the account session, or sends the browser to sign in (GET) or refuses (anything else). */
@@ -68,7 +75,9 @@ export function loadAccountSession(deps: AccountDeps) {
 async function currentSession(ctx: Context, deps: AccountDeps): Promise<AccountSession | undefined> {
   const cookie = deps.cookies.read(ctx);
   if (!cookie) return undefined;
-  const provider = deps.provider() as Provider & { Session: { findByUid(uid: string): Promise<{ accountId?: string; loginTs?: number; amr?: string[] } | undefined> } };
+  const provider = deps.provider() as Provider & {
+    Session: { findByUid(uid: string): Promise<{ accountId?: string; loginTs?: number; amr?: string[] } | undefined> };
+  };
   const [session, user] = await Promise.all([provider.Session.findByUid(cookie.sid), findUserByUuid(deps.store, cookie.sub)]);
   if (!session || session.accountId !== cookie.sub || !user?.is_active) return undefined;
   return { user, sid: cookie.sid, authTime: session.loginTs ?? 0, amr: session.amr ?? [], csrf: deps.cookies.csrfFor(cookie.sid) };

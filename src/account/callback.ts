@@ -22,9 +22,17 @@ interface StoredCode {
   consume(): Promise<void>;
 }
 
-const again = (message: string, cause?: unknown) => new PageError(400, {
-  title: 'Your account', heading: 'You are not signed in', message, link: { href: '/account/', label: 'Sign in again' },
-}, cause);
+const again = (message: string, cause?: unknown) =>
+  new PageError(
+    400,
+    {
+      title: 'Your account',
+      heading: 'You are not signed in',
+      message,
+      link: { href: '/account/', label: 'Sign in again' },
+    },
+    cause,
+  );
 
 export function accountCallback(deps: AccountDeps) {
   const secrets = secretsFrom(deps.settings.secrets.key);
@@ -39,7 +47,13 @@ export function accountCallback(deps: AccountDeps) {
     const value = typeof ctx.query.code === 'string' ? ctx.query.code : '';
     const code = value ? await provider.AuthorizationCode.find(value) : undefined;
     const challenge = createHash('sha256').update(flow.verifier).digest('base64url');
-    if (!code || code.consumed || code.clientId !== ACCOUNT_CLIENT_ID || code.redirectUri !== redirectUri || !secrets.equal(challenge, code.codeChallenge ?? '')) {
+    if (
+      !code ||
+      code.consumed ||
+      code.clientId !== ACCOUNT_CLIENT_ID ||
+      code.redirectUri !== redirectUri ||
+      !secrets.equal(challenge, code.codeChallenge ?? '')
+    ) {
       throw again('This sign-in link has already been used or has expired.');
     }
     try {

@@ -20,8 +20,16 @@ export function passkeyRegistrationOptions(deps: AccountDeps) {
 export function addPasskey(deps: AccountDeps) {
   return async function addPasskey(ctx: AccountContext) {
     const name = formField(ctx, 'name').trim() || 'Passkey';
-    const added = await registerPasskey(deps.store, deps.rp, ctx.state.account.user, { answer: formField(ctx, 'response'), purpose: purposeOf(ctx), name });
-    if (!added) return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'The passkey could not be added. Try again.' }, status: 400 });
+    const added = await registerPasskey(deps.store, deps.rp, ctx.state.account.user, {
+      answer: formField(ctx, 'response'),
+      purpose: purposeOf(ctx),
+      name,
+    });
+    if (!added)
+      return renderAccount(ctx, deps, {
+        error: { section: 'passkeys', message: 'The passkey could not be added. Try again.' },
+        status: 400,
+      });
     return backToAccount(ctx, 'passkey-added');
   };
 }
@@ -31,11 +39,15 @@ export function changePasskey(deps: AccountDeps) {
     const { user } = ctx.state.account;
     const id = formField(ctx, 'id');
     if (ctx.path.endsWith('/remove')) {
-      if (!(await removePasskey(deps.store, user, id))) return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'That passkey was not found.' }, status: 404 });
+      if (!(await removePasskey(deps.store, user, id)))
+        return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'That passkey was not found.' }, status: 404 });
       return backToAccount(ctx, 'passkey-removed');
     }
     if (!(await renamePasskey(deps.store, user, id, formField(ctx, 'name')))) {
-      return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'Give the passkey a name (at most 64 characters).' }, status: 400 });
+      return renderAccount(ctx, deps, {
+        error: { section: 'passkeys', message: 'Give the passkey a name (at most 64 characters).' },
+        status: 400,
+      });
     }
     return backToAccount(ctx, 'passkey-renamed');
   };
@@ -44,7 +56,8 @@ export function changePasskey(deps: AccountDeps) {
 export function signOutApplication(deps: AccountDeps) {
   return async function signOutApplication(ctx: AccountContext) {
     const clientId = formField(ctx, 'client_id');
-    if (!deps.appName(clientId)) return renderAccount(ctx, deps, { error: { section: 'apps', message: 'That application is not known.' }, status: 404 });
+    if (!deps.appName(clientId))
+      return renderAccount(ctx, deps, { error: { section: 'apps', message: 'That application is not known.' }, status: 404 });
     await signOutOfApplication(deps.store, ctx.state.account.user, clientId);
     return backToAccount(ctx, 'app-signed-out');
   };
@@ -55,7 +68,8 @@ export function signOutEverywhere(deps: AccountDeps) {
     await signOutOfEverything(deps.store, ctx.state.account.user);
     deps.cookies.clear(ctx);
     renderPage(ctx, 'message', {
-      title: 'Signed out', heading: 'You are signed out everywhere',
+      title: 'Signed out',
+      heading: 'You are signed out everywhere',
       message: 'Every application and browser you were signed in with has been signed out.',
       link: { href: '/account/', label: 'Sign in again' },
     });

@@ -14,15 +14,20 @@ import { updateUser } from '../domain/users.js';
 import { ValidationError } from '../errors.js';
 import { EMAIL } from '../interactions/submit-email.js';
 
-
 export function saveProfile(deps: AccountDeps) {
   return async function saveProfile(ctx: AccountContext) {
     const { user } = ctx.state.account;
-    if (!deps.settings.account.profile_edits) return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Your profile is managed by your administrator.' }, status: 403 });
+    if (!deps.settings.account.profile_edits)
+      return renderAccount(ctx, deps, {
+        error: { section: 'profile', message: 'Your profile is managed by your administrator.' },
+        status: 403,
+      });
     const name = formField(ctx, 'name').trim();
     const email = formField(ctx, 'email').trim();
-    if (!name || name.length > 150) return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Enter a name of at most 150 characters.' }, status: 400 });
-    if (!EMAIL.test(email) || email.length > 254) return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Enter a valid e-mail address.' }, status: 400 });
+    if (!name || name.length > 150)
+      return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Enter a name of at most 150 characters.' }, status: 400 });
+    if (!EMAIL.test(email) || email.length > 254)
+      return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Enter a valid e-mail address.' }, status: 400 });
     try {
       await updateUser(deps.store, user.id, { name, email });
     } catch (error) {
@@ -39,9 +44,18 @@ export function submitPasswordChange(deps: AccountDeps) {
     // Guesses at the current password count like failed sign-ins of this account from this address.
     const fromHere = `${user.email}|${ctx.ip}`;
     const limited = await deps.limits.check([['account', fromHere]]);
-    if (!limited.allowed) return renderAccount(ctx, deps, { error: { section: 'password', message: 'Too many wrong passwords. Try again later.' }, status: 429 });
+    if (!limited.allowed)
+      return renderAccount(ctx, deps, {
+        error: { section: 'password', message: 'Too many wrong passwords. Try again later.' },
+        status: 429,
+      });
     const outcome = await changePassword(deps.store, deps.sendMail, {
-      user, current: formField(ctx, 'current'), password: formField(ctx, 'password'), confirmation: formField(ctx, 'confirmation'), policy: deps.settings.passwords, keepSession: sid,
+      user,
+      current: formField(ctx, 'current'),
+      password: formField(ctx, 'password'),
+      confirmation: formField(ctx, 'confirmation'),
+      policy: deps.settings.passwords,
+      keepSession: sid,
     });
     if (!outcome.ok) {
       if (outcome.field === 'current') await deps.limits.attempt([['account', fromHere]]);
@@ -55,13 +69,22 @@ async function renderTotpEnrolment(ctx: AccountContext, deps: AccountDeps, secre
   const { user, csrf } = ctx.state.account;
   const issuer = new URL(deps.settings.issuer.base_url).host;
   const qr = await QRCode.toDataURL(otpauthUrl(secret, user.email, issuer), { errorCorrectionLevel: 'M', margin: 1, scale: 6 });
-  renderPage(ctx, 'account-totp', { title: 'Set up an authenticator app', csrf, qr, secret: secret.replace(/(.{4})/g, '$1 ').trim(), error }, error ? 400 : 200);
+  renderPage(
+    ctx,
+    'account-totp',
+    { title: 'Set up an authenticator app', csrf, qr, secret: secret.replace(/(.{4})/g, '$1 ').trim(), error },
+    error ? 400 : 200,
+  );
 }
 
 export function startTotp(deps: AccountDeps) {
   return async function startTotp(ctx: AccountContext) {
     const secret = await pendingTotpSecret(deps.store, ctx.state.account.user, deps.settings.secrets.key, true);
-    if (!secret) return renderAccount(ctx, deps, { error: { section: 'totp', message: 'An authenticator app is already set up. Remove it first to set up another.' }, status: 409 });
+    if (!secret)
+      return renderAccount(ctx, deps, {
+        error: { section: 'totp', message: 'An authenticator app is already set up. Remove it first to set up another.' },
+        status: 409,
+      });
     return renderTotpEnrolment(ctx, deps, secret);
   };
 }
@@ -96,5 +119,11 @@ export function newRecoveryCodes(deps: AccountDeps) {
 
 /** Shown once: as a list, as text to copy, and as a file to download. */
 function renderCodes(ctx: AccountContext, codes: string[], heading: string) {
-  renderPage(ctx, 'account-codes', { title: 'Save your recovery codes', heading, scripts: true, codes, ...recoveryCodesFile(codes, ctx.state.account.user.email) });
+  renderPage(ctx, 'account-codes', {
+    title: 'Save your recovery codes',
+    heading,
+    scripts: true,
+    codes,
+    ...recoveryCodesFile(codes, ctx.state.account.user.email),
+  });
 }

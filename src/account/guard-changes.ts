@@ -19,12 +19,18 @@ export function guardChanges(deps: AccountDeps) {
   return async function guardChanges(ctx: AccountContext, next: Next) {
     const { sid, user } = ctx.state.account;
     if (!deps.cookies.isValidCsrf(sid, ctx.request.body?.csrf)) {
-      throw new PageError(403, { title: 'Your account', heading: 'This form has expired', message: 'Reload your account page and try again.', link: { href: '/account/', label: 'Reload the page' } });
+      throw new PageError(403, {
+        title: 'Your account',
+        heading: 'This form has expired',
+        message: 'Reload your account page and try again.',
+        link: { href: '/account/', label: 'Reload the page' },
+      });
     }
     const limited = await deps.limits.attempt([['account_changes', user.uuid]]);
     if (!limited.allowed) {
       throw new PageError(429, {
-        title: 'Your account', heading: 'Too many changes',
+        title: 'Your account',
+        heading: 'Too many changes',
         message: `You have made many changes in a short time. Try again in ${waitText(limited.retryAfterSeconds)}.`,
         link: { href: '/account/', label: 'Back to your account' },
       });

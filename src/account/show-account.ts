@@ -30,7 +30,11 @@ export interface SectionError {
   message: string;
 }
 
-export async function renderAccount(ctx: AccountContext, deps: AccountDeps, shown: { notice?: string; error?: SectionError; status?: number } = {}) {
+export async function renderAccount(
+  ctx: AccountContext,
+  deps: AccountDeps,
+  shown: { notice?: string; error?: SectionError; status?: number } = {},
+) {
   const { user, csrf } = ctx.state.account;
   const [password, totp, codesLeft, passkeys, clients] = await Promise.all([
     hasPassword(deps.store, user.id),
@@ -40,26 +44,34 @@ export async function renderAccount(ctx: AccountContext, deps: AccountDeps, show
     deps.store.oidcPayloads.grantedClients(user.uuid, new Date()),
   ]);
   const apps = clients.filter((id) => id !== ACCOUNT_CLIENT_ID).map((clientId) => ({ clientId, name: deps.appName(clientId) ?? clientId }));
-  renderPage(ctx, 'account', {
-    title: 'Your account',
-    wide: true,
-    scripts: true,
-    csrf,
-    user,
-    profileEdits: deps.settings.account.profile_edits,
-    minLength: deps.settings.passwords.min_length,
-    password, totp, codesLeft, apps,
-    passkeys: passkeys.map((passkey) => ({
-      ...passkey,
-      kind: passkey.device_type === 'multiDevice' ? 'Synced passkey' : 'Device-bound passkey',
-      added: passkey.created_at.toISOString().slice(0, 10),
-      used: passkey.last_used_at ? passkey.last_used_at.toISOString().slice(0, 10) : 'never',
-    })),
-    passkeyForm: { action: '/account/passkeys/add', options: '/account/passkeys/options' },
-    recent: isRecent(ctx.state.account),
-    notice: shown.notice,
-    error: shown.error,
-  }, shown.status ?? 200);
+  renderPage(
+    ctx,
+    'account',
+    {
+      title: 'Your account',
+      wide: true,
+      scripts: true,
+      csrf,
+      user,
+      profileEdits: deps.settings.account.profile_edits,
+      minLength: deps.settings.passwords.min_length,
+      password,
+      totp,
+      codesLeft,
+      apps,
+      passkeys: passkeys.map((passkey) => ({
+        ...passkey,
+        kind: passkey.device_type === 'multiDevice' ? 'Synced passkey' : 'Device-bound passkey',
+        added: passkey.created_at.toISOString().slice(0, 10),
+        used: passkey.last_used_at ? passkey.last_used_at.toISOString().slice(0, 10) : 'never',
+      })),
+      passkeyForm: { action: '/account/passkeys/add', options: '/account/passkeys/options' },
+      recent: isRecent(ctx.state.account),
+      notice: shown.notice,
+      error: shown.error,
+    },
+    shown.status ?? 200,
+  );
 }
 
 export function showAccount(deps: AccountDeps) {

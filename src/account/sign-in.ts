@@ -23,7 +23,11 @@ export const safeReturn = (path: unknown) => (typeof path === 'string' && /^\/ac
 
 export function startAccountSignIn(ctx: Context, deps: AccountDeps, options: { returnTo: string; fresh?: { loginHint: string } }) {
   const base = deps.settings.issuer.base_url.replace(/\/$/, '');
-  const flow: AccountFlow = { state: randomBytes(16).toString('base64url'), verifier: randomBytes(32).toString('base64url'), returnTo: safeReturn(options.returnTo) };
+  const flow: AccountFlow = {
+    state: randomBytes(16).toString('base64url'),
+    verifier: randomBytes(32).toString('base64url'),
+    returnTo: safeReturn(options.returnTo),
+  };
   const url = new URL(`${base}/application/o/authorize/`);
   url.search = new URLSearchParams({
     client_id: ACCOUNT_CLIENT_ID,
@@ -37,7 +41,14 @@ export function startAccountSignIn(ctx: Context, deps: AccountDeps, options: { r
   }).toString();
   const https = base.startsWith('https:');
   if (https) ctx.cookies.secure = true;
-  ctx.cookies.set(FLOW_COOKIE, deps.seal('account-flow', flow, FLOW_SECONDS), { path: '/account', httpOnly: true, sameSite: 'lax', secure: https, maxAge: FLOW_SECONDS * 1000, overwrite: true });
+  ctx.cookies.set(FLOW_COOKIE, deps.seal('account-flow', flow, FLOW_SECONDS), {
+    path: '/account',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: https,
+    maxAge: FLOW_SECONDS * 1000,
+    overwrite: true,
+  });
   ctx.status = 303;
   ctx.redirect(url.toString());
 }

@@ -16,7 +16,10 @@ export interface AdminClient {
   rotateKey(): Promise<SigningKeyView>;
 }
 
-interface Page<T> { pagination: { current: number; total_pages: number }; results: T[] }
+interface Page<T> {
+  pagination: { current: number; total_pages: number };
+  results: T[];
+}
 
 // Generous: a rotation generates an RSA key, and a busy server may queue the request a while.
 const TIMEOUT_MS = 30_000;
@@ -29,7 +32,11 @@ export function adminClient(url: string, token: string): AdminClient {
     try {
       response = await fetch(base + path, {
         method,
-        headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        headers: {
+          Authorization: `Bearer ${token}`,
+          Accept: 'application/json',
+          ...(json === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
         body: json === undefined ? undefined : JSON.stringify(json),
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });

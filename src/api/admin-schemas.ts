@@ -46,14 +46,17 @@ export const apiTokenView = {
 export const newApiTokenView = {
   type: 'object',
   required: [...apiTokenView.required, 'token'],
-  properties: { ...apiTokenView.properties, token: { type: 'string', description: 'The secret: send it as `Authorization: Bearer <token>`. Not shown again.' } },
+  properties: {
+    ...apiTokenView.properties,
+    token: { type: 'string', description: 'The secret: send it as `Authorization: Bearer <token>`. Not shown again.' },
+  },
 } as const;
 
 export const signingKeyView = {
   type: 'object',
   required: ['kid', 'state', 'created_at', 'retired_at'],
   properties: {
-    kid: { type: 'string', description: 'Key id, as in the applications\' JWKS.' },
+    kid: { type: 'string', description: "Key id, as in the applications' JWKS." },
     state: { type: 'string', enum: ['active', 'retired'], description: 'One key is active (it signs); retired keys stay published.' },
     created_at: timestamp,
     retired_at: nullableTimestamp,

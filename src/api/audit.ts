@@ -8,15 +8,26 @@ import { requireScope } from './require-scope.js';
 import { auditListQuery } from './schemas.js';
 import { validateQuery } from './validate.js';
 
-interface AuditQuery { page?: number; page_size?: number; user?: string; app?: string; action?: string; since?: string; until?: string }
+interface AuditQuery {
+  page?: number;
+  page_size?: number;
+  user?: string;
+  app?: string;
+  action?: string;
+  since?: string;
+  until?: string;
+}
 
 export function auditRoutes(router: Router, store: Store, settings: Settings): void {
   router.get('/audit/', requireScope('audit:read'), async (ctx) => {
     const query = validateQuery<AuditQuery>(auditListQuery, ctx.query);
     const request = pageRequest(query, settings.api);
     const filter = {
-      user: query.user, app: query.app, action: query.action,
-      since: query.since ? new Date(query.since) : undefined, until: query.until ? new Date(query.until) : undefined,
+      user: query.user,
+      app: query.app,
+      action: query.action,
+      since: query.since ? new Date(query.since) : undefined,
+      until: query.until ? new Date(query.until) : undefined,
     };
     const { total, results } = await listAudit(store, filter, toPage(request));
     ctx.body = paginated(ctx, settings.issuer.base_url, request, total, results);

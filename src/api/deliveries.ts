@@ -13,7 +13,10 @@ import { validateQuery } from './validate.js';
 
 export function deliveryRoutes(router: Router, store: Store, settings: Settings, enqueue?: Enqueue): void {
   router.get('/deliveries/', requireScope('events:read'), async (ctx) => {
-    const query = validateQuery<{ page?: number; page_size?: number; status?: 'pending' | 'delivered' | 'failed'; app?: string }>(deliveryListQuery, ctx.query);
+    const query = validateQuery<{ page?: number; page_size?: number; status?: 'pending' | 'delivered' | 'failed'; app?: string }>(
+      deliveryListQuery,
+      ctx.query,
+    );
     const request = pageRequest(query, settings.api);
     const { total, results } = await listDeliveries(store, { status: query.status, app: query.app }, toPage(request));
     ctx.body = paginated(ctx, settings.issuer.base_url, request, total, results);

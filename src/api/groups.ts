@@ -2,16 +2,17 @@
 import type Router from '@koa/router';
 import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
-import {
-  changeGroupMembership, createGroup, deleteGroup, getGroup, listGroups, updateGroup,
-} from '../domain/groups.js';
+import { changeGroupMembership, createGroup, deleteGroup, getGroup, listGroups, updateGroup } from '../domain/groups.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { groupPk } from './path-params.js';
 import { requireScope } from './require-scope.js';
 import { groupCreate, groupListQuery, groupPatch, memberBody, readOnlyGroupFields } from './schemas.js';
 import { validateBody, validateQuery } from './validate.js';
 
-interface GroupInput { name: string; attributes?: Record<string, unknown> }
+interface GroupInput {
+  name: string;
+  attributes?: Record<string, unknown>;
+}
 
 export function groupRoutes(router: Router, store: Store, settings: Settings): void {
   const read = requireScope('groups:read');
@@ -44,7 +45,10 @@ export function groupRoutes(router: Router, store: Store, settings: Settings): v
     ctx.status = 204;
   });
 
-  for (const [path, action] of [['add_user', 'added'], ['remove_user', 'removed']] as const) {
+  for (const [path, action] of [
+    ['add_user', 'added'],
+    ['remove_user', 'removed'],
+  ] as const) {
     router.post(`/groups/:pk/${path}/`, write, async (ctx) => {
       const pk = groupPk(ctx.params.pk);
       const { pk: user } = validateBody<{ pk: number }>(memberBody, ctx.request.body);

@@ -10,7 +10,9 @@ export function limitRequests(limits: RateLimits) {
     const outcome = await limits.attempt([['api', token.id]]);
     if (!outcome.allowed) {
       const wait = outcome.retryAfterSeconds;
-      throw detail(429, `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`, { 'Retry-After': String(wait) });
+      throw detail(429, `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`, {
+        'Retry-After': String(wait),
+      });
     }
     await next();
   };

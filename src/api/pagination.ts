@@ -3,9 +3,15 @@ import type { Context } from 'koa';
 import type { Page } from '../store/contract.js';
 import { detail } from './errors.js';
 
-export interface PageRequest { page: number; size: number }
+export interface PageRequest {
+  page: number;
+  size: number;
+}
 
-export interface PageLimits { default_page_size: number; max_page_size: number }
+export interface PageLimits {
+  default_page_size: number;
+  max_page_size: number;
+}
 
 export function pageRequest(query: { page?: number; page_size?: number }, limits: PageLimits): PageRequest {
   return { page: query.page ?? 1, size: Math.min(query.page_size ?? limits.default_page_size, limits.max_page_size) };

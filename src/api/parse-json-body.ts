@@ -7,7 +7,18 @@ import { readBody } from '../observability/read-body.js';
 const hasBody = (ctx: Context) => Boolean(ctx.get('Transfer-Encoding')) || Number(ctx.get('Content-Length') || 0) > 0;
 
 export function parseJsonBody(maxBytes: number) {
-  const parse = readBody(koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonStrict: true, jsonLimit: maxBytes, parsedMethods: ['POST', 'PUT', 'PATCH'] as never }), maxBytes);
+  const parse = readBody(
+    koaBody({
+      json: true,
+      urlencoded: false,
+      text: false,
+      multipart: false,
+      jsonStrict: true,
+      jsonLimit: maxBytes,
+      parsedMethods: ['POST', 'PUT', 'PATCH'] as never,
+    }),
+    maxBytes,
+  );
   return async function parseBody(ctx: Context, next: Next) {
     if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
     if (!hasBody(ctx)) {

@@ -7,7 +7,8 @@ import { detail } from './errors.js';
 export function requireScope(scope: ApiScope) {
   return async function checkScope(ctx: Context, next: Next) {
     const token = ctx.state.apiToken as ApiTokenRow;
-    if (!token.scopes.includes(scope)) throw detail(403, `You do not have permission to perform this action (the token lacks the ${scope} scope).`);
+    if (!token.scopes.includes(scope))
+      throw detail(403, `You do not have permission to perform this action (the token lacks the ${scope} scope).`);
     await next();
   };
 }

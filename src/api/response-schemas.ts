@@ -40,7 +40,7 @@ const attempt = {
   required: ['attempt', 'status_code', 'error', 'duration_ms', 'at'],
   properties: {
     attempt: { type: 'integer', minimum: 1 },
-    status_code: { type: ['integer', 'null'], description: 'The receiver\'s HTTP status; null when no answer came.' },
+    status_code: { type: ['integer', 'null'], description: "The receiver's HTTP status; null when no answer came." },
     error: { type: ['string', 'null'] },
     duration_ms: { type: 'integer', minimum: 0 },
     at: timestamp,
@@ -49,7 +49,21 @@ const attempt = {
 
 export const deliveryView = {
   type: 'object',
-  required: ['id', 'event_id', 'event_type', 'app', 'kind', 'target', 'status', 'attempts', 'last_status_code', 'last_error', 'created_at', 'updated_at', 'attempt_log'],
+  required: [
+    'id',
+    'event_id',
+    'event_type',
+    'app',
+    'kind',
+    'target',
+    'status',
+    'attempts',
+    'last_status_code',
+    'last_error',
+    'created_at',
+    'updated_at',
+    'attempt_log',
+  ],
   properties: {
     id: uuidSchema,
     event_id: uuidSchema,
@@ -73,9 +87,14 @@ export const auditEventView = {
   properties: {
     id: { type: 'string', description: 'Increasing with time.' },
     at: timestamp,
-    action: { type: 'string', description: 'e.g. sign_in.succeeded, sign_in.failed, user.updated, group.member_added, password.reset, mfa.enrolled, logout, token.revoked.' },
+    action: {
+      type: 'string',
+      description:
+        'e.g. sign_in.succeeded, sign_in.failed, user.updated, group.member_added, password.reset, mfa.enrolled, logout, token.revoked.',
+    },
     actor: {
-      type: 'object', required: ['type', 'id'],
+      type: 'object',
+      required: ['type', 'id'],
       properties: {
         type: { type: 'string', enum: ['user', 'api_token', 'client', 'system', 'anonymous'] },
         id: { type: ['string', 'null'], description: 'The user uuid, API token id or client_id.' },

@@ -14,7 +14,10 @@ export const userFields = {
   email: { type: 'string', format: 'email', maxLength: 254, description: 'Unique, case-insensitively.' },
   name: text(255, 'Full display name.'),
   is_active: { type: 'boolean' },
-  email_verified: { type: 'boolean', description: 'Whether the user proved they read mail at the address (ID token claim email_verified).' },
+  email_verified: {
+    type: 'boolean',
+    description: 'Whether the user proved they read mail at the address (ID token claim email_verified).',
+  },
   attributes,
 } as const;
 
@@ -22,7 +25,10 @@ export const userCreate = {
   type: 'object',
   additionalProperties: false,
   required: ['username', 'email', 'name'],
-  properties: { ...userFields, groups: { type: 'array', items: uuid, maxItems: 1000, description: 'Groups the user joins (create only).' } },
+  properties: {
+    ...userFields,
+    groups: { type: 'array', items: uuid, maxItems: 1000, description: 'Groups the user joins (create only).' },
+  },
 } as const;
 
 export const userPatch = {
@@ -43,7 +49,12 @@ export const setPasswordBody = {
   type: 'object',
   additionalProperties: false,
   required: ['password'],
-  properties: { password: { type: 'string', description: 'New password; length limits from passwords.min_length/max_length; must not equal the e-mail.' } },
+  properties: {
+    password: {
+      type: 'string',
+      description: 'New password; length limits from passwords.min_length/max_length; must not equal the e-mail.',
+    },
+  },
 } as const;
 
 export const memberBody = {

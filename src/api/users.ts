@@ -13,7 +13,14 @@ import { requireScope } from './require-scope.js';
 import { readOnlyUserFields, setPasswordBody, userCreate, userListQuery, userPatch } from './schemas.js';
 import { validateBody, validateQuery } from './validate.js';
 
-interface UserListQuery { page?: number; page_size?: number; groups?: string[]; email?: string; search?: string; is_active?: boolean }
+interface UserListQuery {
+  page?: number;
+  page_size?: number;
+  groups?: string[];
+  email?: string;
+  search?: string;
+  is_active?: boolean;
+}
 
 export function userRoutes(router: Router, store: Store, settings: Settings): void {
   const read = requireScope('users:read');
@@ -22,12 +29,16 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
   router.get('/users/', read, async (ctx) => {
     const query = validateQuery<UserListQuery>(userListQuery, ctx.query);
     const request = pageRequest(query, settings.api);
-    const { total, results } = await listUsers(store, {
-      groups: query.groups?.map((uuid) => uuid.toLowerCase()),
-      email: query.email,
-      search: query.search,
-      is_active: query.is_active,
-    }, toPage(request));
+    const { total, results } = await listUsers(
+      store,
+      {
+        groups: query.groups?.map((uuid) => uuid.toLowerCase()),
+        email: query.email,
+        search: query.search,
+        is_active: query.is_active,
+      },
+      toPage(request),
+    );
     ctx.body = paginated(ctx, settings.issuer.base_url, request, total, results);
   });
 

@@ -16,21 +16,42 @@ for (const ajv of [bodies, queries]) {
 function message(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
-    case 'required': return 'This field is required.';
-    case 'additionalProperties': return 'Unknown field.';
-    case 'minLength': return params.limit === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${params.limit} characters.`;
-    case 'pattern': return params.pattern === '\\S' ? 'This field may not be blank.' : 'This value does not have the required format.';
-    case 'maxLength': return `Ensure this field has no more than ${params.limit} characters.`;
-    case 'minimum': return `Ensure this value is greater than or equal to ${params.limit}.`;
-    case 'maximum': return `Ensure this value is less than or equal to ${params.limit}.`;
-    case 'enum': return `Select one of: ${(params.allowedValues as string[]).join(', ')}.`;
-    case 'maxItems': return `Ensure this field has no more than ${params.limit} elements.`;
-    case 'format': return params.format === 'email' ? 'Enter a valid email address.' : `Must be a valid ${String(params.format).toUpperCase()}.`;
+    case 'required':
+      return 'This field is required.';
+    case 'additionalProperties':
+      return 'Unknown field.';
+    case 'minLength':
+      return params.limit === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${params.limit} characters.`;
+    case 'pattern':
+      return params.pattern === '\\S' ? 'This field may not be blank.' : 'This value does not have the required format.';
+    case 'maxLength':
+      return `Ensure this field has no more than ${params.limit} characters.`;
+    case 'minimum':
+      return `Ensure this value is greater than or equal to ${params.limit}.`;
+    case 'maximum':
+      return `Ensure this value is less than or equal to ${params.limit}.`;
+    case 'enum':
+      return `Select one of: ${(params.allowedValues as string[]).join(', ')}.`;
+    case 'maxItems':
+      return `Ensure this field has no more than ${params.limit} elements.`;
+    case 'format':
+      return params.format === 'email' ? 'Enter a valid email address.' : `Must be a valid ${String(params.format).toUpperCase()}.`;
     case 'type': {
       const type = params.type as string;
-      return ({ integer: 'A valid integer is required.', boolean: 'Must be a valid boolean.', string: 'Not a valid string.', array: 'Expected a list of items.', object: 'Expected an object.' } as Record<string, string>)[type] ?? `Must be ${type}.`;
+      return (
+        (
+          {
+            integer: 'A valid integer is required.',
+            boolean: 'Must be a valid boolean.',
+            string: 'Not a valid string.',
+            array: 'Expected a list of items.',
+            object: 'Expected an object.',
+          } as Record<string, string>
+        )[type] ?? `Must be ${type}.`
+      );
     }
-    default: return error.message ?? 'Invalid value.';
+    default:
+      return error.message ?? 'Invalid value.';
   }
 }
 
@@ -74,7 +95,9 @@ function compiled(ajv: Ajv, schema: object) {
 /** Returns the body as T, or throws 400 with a field map. `ignore` names read-only fields dropped first. */
 export function validateBody<T>(schema: object, body: unknown, ignore: readonly string[] = []): T {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw fieldErrors({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${Array.isArray(body) ? 'list' : typeof body}.`] });
+    throw fieldErrors({
+      non_field_errors: [`Invalid data. Expected a dictionary, but got ${Array.isArray(body) ? 'list' : typeof body}.`],
+    });
   }
   const copy: Record<string, unknown> = { ...body };
   for (const key of ignore) delete copy[key];
@@ -86,8 +109,13 @@ export function validateBody<T>(schema: object, body: unknown, ignore: readonly 
 }
 
 /** ajv coerces any numeric text ("Infinity", "0x10", "1e3"); a query integer is written in decimal digits. */
-function notDecimal(schema: { properties: Record<string, { type?: string }> }, values: Record<string, unknown>): Record<string, string[]> | undefined {
-  const wrong = Object.keys(values).filter((key) => schema.properties[key]?.type === 'integer' && !/^[+-]?\d{1,12}$/.test(String(values[key]).trim()));
+function notDecimal(
+  schema: { properties: Record<string, { type?: string }> },
+  values: Record<string, unknown>,
+): Record<string, string[]> | undefined {
+  const wrong = Object.keys(values).filter(
+    (key) => schema.properties[key]?.type === 'integer' && !/^[+-]?\d{1,12}$/.test(String(values[key]).trim()),
+  );
   return wrong.length ? Object.fromEntries(wrong.map((key) => [key, ['A valid integer is required.']])) : undefined;
 }
 

@@ -4,7 +4,15 @@ import { listAudit } from '../domain/audit-view.js';
 import { UUID } from '../uuid.js';
 import { print, printTable, withRuntime } from './context.js';
 
-interface AuditOptions { user?: string; app?: string; action?: string; since?: string; until?: string; limit: string; json?: boolean }
+interface AuditOptions {
+  user?: string;
+  app?: string;
+  action?: string;
+  since?: string;
+  until?: string;
+  limit: string;
+  json?: boolean;
+}
 
 const instant = (flag: string, value: string | undefined): Date | undefined => {
   if (value === undefined) return undefined;
@@ -14,7 +22,10 @@ const instant = (flag: string, value: string | undefined): Date | undefined => {
 };
 
 export function auditCommands(program: Command): void {
-  program.command('audit').description('the audit trail').command('list')
+  program
+    .command('audit')
+    .description('the audit trail')
+    .command('list')
     .description('newest first')
     .option('--user <uuid>', 'events about this user')
     .option('--app <slug>', 'events of this application')
@@ -27,14 +38,28 @@ export function auditCommands(program: Command): void {
       const limit = Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit must be a whole number ≥ 1');
       if (options.user !== undefined && !UUID.test(options.user)) throw new Error('--user must be a user uuid');
-      const filter = { user: options.user, app: options.app, action: options.action, since: instant('--since', options.since), until: instant('--until', options.until) };
+      const filter = {
+        user: options.user,
+        app: options.app,
+        action: options.action,
+        since: instant('--since', options.since),
+        until: instant('--until', options.until),
+      };
       await withRuntime(async ({ store }) => {
         const { results } = await listAudit(store, filter, { offset: 0, limit });
         if (options.json) return print(JSON.stringify(results, null, 2));
-        printTable(['AT', 'ACTION', 'ACTOR', 'USER', 'APP', 'IP', 'DETAILS'], results.map((event) => [
-          event.at, event.action, event.actor.id ? `${event.actor.type}:${event.actor.id}` : event.actor.type,
-          event.user ?? '-', event.app ?? '-', event.ip ?? '-', JSON.stringify(event.details),
-        ]));
+        printTable(
+          ['AT', 'ACTION', 'ACTOR', 'USER', 'APP', 'IP', 'DETAILS'],
+          results.map((event) => [
+            event.at,
+            event.action,
+            event.actor.id ? `${event.actor.type}:${event.actor.id}` : event.actor.type,
+            event.user ?? '-',
+            event.app ?? '-',
+            event.ip ?? '-',
+            JSON.stringify(event.details),
+          ]),
+        );
       });
     });
 }

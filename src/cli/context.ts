@@ -39,7 +39,10 @@ export function listenerUrl(settings: Settings): string {
 }
 
 /** The `--token` option of the commands that can fall back to the running server. */
-export const ADMIN_TOKEN_OPTION = ['--token <token>', 'an API token with the admin scope, used only while `idp serve` holds the embedded database (default: IDP_ADMIN_TOKEN)'] as const;
+export const ADMIN_TOKEN_OPTION = [
+  '--token <token>',
+  'an API token with the admin scope, used only while `idp serve` holds the embedded database (default: IDP_ADMIN_TOKEN)',
+] as const;
 
 /**
  * withRuntime, except that when the embedded database is held by another process (a running `idp serve`) the
@@ -61,7 +64,9 @@ export async function withRuntimeOrServer<T>(
     if (!credential) {
       // The lock's own advice ("use the API") is made concrete: which variable, which scope.
       const held = error.message.replace(/; stop it first.*$/, '');
-      throw new EmbeddedDatabaseBusy(`${held}; to do this through the running server, set IDP_ADMIN_TOKEN (or --token) to an API token with the admin scope (e.g. the bootstrap token), or stop it first`);
+      throw new EmbeddedDatabaseBusy(
+        `${held}; to do this through the running server, set IDP_ADMIN_TOKEN (or --token) to an API token with the admin scope (e.g. the bootstrap token), or stop it first`,
+      );
     }
     const server = adminClient(listenerUrl(settings), credential);
     // stderr: stdout stays exactly what the command prints either way.
@@ -77,5 +82,6 @@ export const print = (line = '') => process.stdout.write(line + '\n');
 /** Prints a header row and the rows under it, each column as wide as its widest cell (the last one unpadded). */
 export function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  for (const row of [header, ...rows]) print(row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
+  for (const row of [header, ...rows])
+    print(row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
 }

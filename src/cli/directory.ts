@@ -5,7 +5,10 @@ import { createGroup } from '../domain/groups.js';
 import { print, withRuntime } from './context.js';
 
 export function directoryCommands(program: Command): void {
-  program.command('users').description('manage users').command('create')
+  program
+    .command('users')
+    .description('manage users')
+    .command('create')
     .description('create a user and print it as JSON')
     .requiredOption('--email <email>', 'e-mail address (also the username unless --username is given)')
     .requiredOption('--name <name>', 'full display name')
@@ -25,7 +28,10 @@ export function directoryCommands(program: Command): void {
       });
     });
 
-  program.command('groups').description('manage groups').command('create')
+  program
+    .command('groups')
+    .description('manage groups')
+    .command('create')
     .description('create a group and print it as JSON')
     .requiredOption('--name <name>', 'group name')
     .action(async (options: { name: string }) => {

@@ -20,7 +20,11 @@ import { decryptJwk } from '../domain/signing-keys.js';
 import { print } from './context.js';
 
 type Status = 'ok' | 'warn' | 'FAIL';
-interface Finding { status: Status; check: string; detail: string }
+interface Finding {
+  status: Status;
+  check: string;
+  detail: string;
+}
 
 const ok = (check: string, detail: string): Finding => ({ status: 'ok', check, detail });
 const warn = (check: string, detail: string): Finding => ({ status: 'warn', check, detail });
@@ -33,9 +37,9 @@ const NETWORK_TIMEOUT_MS = 3000;
 const CLOCK_WARN_MS = 5_000;
 const CLOCK_FAIL_MS = 60_000;
 
-
 export function doctorCommands(program: Command): void {
-  program.command('doctor')
+  program
+    .command('doctor')
     .description('check configuration, database and schema, Redis, SMTP, signing keys, URLs and clock; exit 1 when a check fails')
     .action(async () => {
       process.exitCode = await doctor();
@@ -83,8 +87,14 @@ function secretsOf(settings: Settings): string[] {
     return [url.password, decodeURIComponent(url.password)];
   });
   const appSecrets = settings.applications.flatMap((app) => [app.client_secret, app.webhook?.secret, app.webhook?.previous_secret]);
-  return [settings.secrets.key, secretKeyFile(settings)?.value, settings.bootstrap.token, settings.metrics.token, ...urlSecrets, ...appSecrets]
-    .filter((value): value is string => typeof value === 'string' && value.length >= 4);
+  return [
+    settings.secrets.key,
+    secretKeyFile(settings)?.value,
+    settings.bootstrap.token,
+    settings.metrics.token,
+    ...urlSecrets,
+    ...appSecrets,
+  ].filter((value): value is string => typeof value === 'string' && value.length >= 4);
 }
 
 /** scheme://host:port/path of a URL, without user, password or query: safe to print. */
@@ -108,7 +118,9 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> 
 }
 
 function describeConfig(settings: Settings): string {
-  const database = settings.database.url ? `PostgreSQL at ${where(settings.database.url)}` : `embedded PGlite in ${path.join(settings.data_dir, 'db')}`;
+  const database = settings.database.url
+    ? `PostgreSQL at ${where(settings.database.url)}`
+    : `embedded PGlite in ${path.join(settings.data_dir, 'db')}`;
   const apps = settings.applications.length;
   return `valid (NODE_ENV=${process.env.NODE_ENV ?? 'development'}; database: ${database}; ${apps} application${apps === 1 ? '' : 's'})`;
 }
@@ -118,10 +130,16 @@ function checkIssuer(settings: Settings): Finding {
   const url = new URL(base);
   if (url.protocol === 'https:') return ok('issuer', `${base} (https)`);
   if (process.env.NODE_ENV === 'production') {
-    return warn('issuer', `issuer.base_url ${base} is plain http while NODE_ENV=production: set BASE_URL to the https origin users reach (TLS may end at a proxy)`);
+    return warn(
+      'issuer',
+      `issuer.base_url ${base} is plain http while NODE_ENV=production: set BASE_URL to the https origin users reach (TLS may end at a proxy)`,
+    );
   }
   if (!isLoopbackHost(url.hostname)) {
-    return warn('issuer', `issuer.base_url ${base} is plain http on a non-loopback host: codes, tokens and cookies would cross the network in clear; use https`);
+    return warn(
+      'issuer',
+      `issuer.base_url ${base} is plain http on a non-loopback host: codes, tokens and cookies would cross the network in clear; use https`,
+    );
   }
   return ok('issuer', `${base} (http on loopback: this machine only)`);
 }
@@ -131,14 +149,19 @@ function checkIssuer(settings: Settings): Finding {
  * and flags receivers still on loopback http (webhooks.allow_insecure_loopback) in production.
  */
 function checkApplications(settings: Settings): Finding[] {
-  if (!settings.applications.length) return [warn('applications', 'none configured: no application can sign users in yet (docs/integrating.md)')];
+  if (!settings.applications.length)
+    return [warn('applications', 'none configured: no application can sign users in yet (docs/integrating.md)')];
   return settings.applications.map((app) => {
     const receivers = [app.backchannel_logout_uri, app.webhook?.url].filter((uri): uri is string => uri !== undefined);
-    const counts = `${app.redirect_uris.length} redirect, ${app.post_logout_redirect_uris.length} post-logout, `
-      + `${app.backchannel_logout_uri ? 1 : 0} backchannel, ${app.webhook ? 1 : 0} webhook URL(s)`;
+    const counts =
+      `${app.redirect_uris.length} redirect, ${app.post_logout_redirect_uris.length} post-logout, ` +
+      `${app.backchannel_logout_uri ? 1 : 0} backchannel, ${app.webhook ? 1 : 0} webhook URL(s)`;
     const plain = receivers.filter((uri) => new URL(uri).protocol === 'http:');
     if (plain.length && process.env.NODE_ENV === 'production') {
-      return warn(`application ${app.slug}`, `${counts}; ${plain.join(', ')} is plain http in production (webhooks.allow_insecure_loopback): use https receivers`);
+      return warn(
+        `application ${app.slug}`,
+        `${counts}; ${plain.join(', ')} is plain http in production (webhooks.allow_insecure_loopback): use https receivers`,
+      );
     }
     return ok(`application ${app.slug}`, `${counts}; https rules hold`);
   });
@@ -159,24 +182,39 @@ async function checkDatabase(settings: Settings): Promise<Finding[]> {
         unlock = lockEmbeddedDatabase(settings.data_dir);
       } catch (error) {
         if (!(error instanceof EmbeddedDatabaseBusy)) throw error;
-        return [warn('database', 'embedded database in use by a running server; checked nothing there (schema, signing keys, clock): stop it to check them')];
+        return [
+          warn(
+            'database',
+            'embedded database in use by a running server; checked nothing there (schema, signing keys, clock): stop it to check them',
+          ),
+        ];
       }
       database = await openDatabase({ url: '', dataDir: dir });
     } else {
       database = openPostgres(settings.database.url);
     }
     const sent = Date.now();
-    const { rows } = await withTimeout(sql<{ now: Date | string }>`select now() as now`.execute(database.db), NETWORK_TIMEOUT_MS, 'select now()');
+    const { rows } = await withTimeout(
+      sql<{ now: Date | string }>`select now() as now`.execute(database.db),
+      NETWORK_TIMEOUT_MS,
+      'select now()',
+    );
     const received = Date.now();
     const findings = [ok('database', `${target} answers (${received - sent} ms)`)];
     const migrations = await checkMigrations(database.db);
     findings.push(migrations.finding);
-    findings.push(migrations.current ? await checkSigningKeys(createStore(database.db), settings) : warn('signing keys', 'not checked: the schema is not the one this release expects (see migrations)'));
+    findings.push(
+      migrations.current
+        ? await checkSigningKeys(createStore(database.db), settings)
+        : warn('signing keys', 'not checked: the schema is not the one this release expects (see migrations)'),
+    );
     // The database's clock read halfway through the round trip, against this machine's.
     findings.push(checkClock(new Date(rows[0]!.now).getTime() - (sent + received) / 2, embedded));
     return findings;
   } catch (error) {
-    const remedy = embedded ? 'check the folder and its permissions' : 'check database.url (DATABASE_URL) and that PostgreSQL is up and reachable from here';
+    const remedy = embedded
+      ? 'check the folder and its permissions'
+      : 'check database.url (DATABASE_URL) and that PostgreSQL is up and reachable from here';
     return [fail('database', `${target} did not answer: ${reason(error)}; ${remedy} (schema, signing keys and clock not checked)`)];
   } finally {
     await database?.close().catch(() => {});
@@ -186,7 +224,12 @@ async function checkDatabase(settings: Settings): Promise<Finding[]> {
 
 /** Like openDatabase, but one connection and a shorter wait: doctor must finish in seconds when PostgreSQL is away. */
 function openPostgres(url: string): Database {
-  const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: NETWORK_TIMEOUT_MS, query_timeout: NETWORK_TIMEOUT_MS });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 1,
+    connectionTimeoutMillis: NETWORK_TIMEOUT_MS,
+    query_timeout: NETWORK_TIMEOUT_MS,
+  });
   pool.on('error', () => {});
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', close: () => db.destroy() };
@@ -202,10 +245,22 @@ async function checkMigrations(db: Kysely<Tables>): Promise<{ finding: Finding; 
   const executed = applied ? (await sql<{ name: string }>`select name from kysely_migration`.execute(db)).rows.map((row) => row.name) : [];
   const unknown = executed.filter((name) => !names.has(name));
   if (unknown.length) {
-    return { current: false, finding: fail('migrations', `the database has migrations this release does not know (${unknown.join(', ')}): a newer release migrated it; run that release, or restore a backup from before`) };
+    return {
+      current: false,
+      finding: fail(
+        'migrations',
+        `the database has migrations this release does not know (${unknown.join(', ')}): a newer release migrated it; run that release, or restore a backup from before`,
+      ),
+    };
   }
   if (pending.length) {
-    return { current: false, finding: fail('migrations', `${pending.length} pending: ${pending.join(', ')}; run \`idp migrate\` (\`idp serve\` also applies them at start)`) };
+    return {
+      current: false,
+      finding: fail(
+        'migrations',
+        `${pending.length} pending: ${pending.join(', ')}; run \`idp migrate\` (\`idp serve\` also applies them at start)`,
+      ),
+    };
   }
   return { current: true, finding: ok('migrations', `at the latest (${known.at(-1)?.name ?? 'none'}, ${applied} applied)`) };
 }
@@ -225,7 +280,10 @@ async function checkSigningKeys(store: Store, settings: Settings): Promise<Findi
   if (!rows.length) return warn('signing keys', 'none yet: `idp serve` creates the first at start (or run `idp keys rotate`)');
   const secret = secretKeyFile(settings);
   if (!secret) {
-    return fail('signing keys', `${rows.length} stored, but secrets.key is not set and ${path.join(settings.data_dir, 'secret.key')} is missing: set secrets.key (SECRET_KEY) to the key that sealed them`);
+    return fail(
+      'signing keys',
+      `${rows.length} stored, but secrets.key is not set and ${path.join(settings.data_dir, 'secret.key')} is missing: set secrets.key (SECRET_KEY) to the key that sealed them`,
+    );
   }
   const unreadable = rows.filter((row) => {
     try {
@@ -237,8 +295,11 @@ async function checkSigningKeys(store: Store, settings: Settings): Promise<Findi
     }
   });
   if (unreadable.length) {
-    return fail('signing keys', `${unreadable.length} of ${rows.length} cannot be decrypted with secrets.key (from ${secret.source}): it differs from the key that sealed them; `
-      + 'set secrets.key (SECRET_KEY) back to that key, or the service cannot sign ID tokens');
+    return fail(
+      'signing keys',
+      `${unreadable.length} of ${rows.length} cannot be decrypted with secrets.key (from ${secret.source}): it differs from the key that sealed them; ` +
+        'set secrets.key (SECRET_KEY) back to that key, or the service cannot sign ID tokens',
+    );
   }
   const active = rows.find((row) => row.state === 'active');
   if (!active) return warn('signing keys', `${rows.length} stored, none active: run \`idp keys rotate\``);
@@ -258,18 +319,29 @@ async function checkRedis(url: string): Promise<Finding> {
   const target = where(url || 'redis://127.0.0.1:6379');
   // No retries and no offline queue: one attempt, answered or failed within the timeout.
   const client = new Redis(url || 'redis://127.0.0.1:6379', {
-    lazyConnect: true, connectTimeout: REDIS_TIMEOUT_MS, commandTimeout: REDIS_TIMEOUT_MS,
-    maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null,
+    lazyConnect: true,
+    connectTimeout: REDIS_TIMEOUT_MS,
+    commandTimeout: REDIS_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
   });
   // The rejected call only says "Connection is closed."; the error event says why (refused, timed out, auth).
   let cause: unknown;
   client.on('error', (error) => (cause ??= error));
   const started = Date.now();
   try {
-    await withTimeout(client.connect().then(() => client.ping()), REDIS_TIMEOUT_MS, 'PING');
+    await withTimeout(
+      client.connect().then(() => client.ping()),
+      REDIS_TIMEOUT_MS,
+      'PING',
+    );
     return ok('redis', `${target} answered PING in ${Date.now() - started} ms`);
   } catch (error) {
-    return fail('redis', `${target} did not answer PING (${reason(cause ?? error)}): start Redis or fix redis.url (REDIS_URL); deliveries and mail wait for it`);
+    return fail(
+      'redis',
+      `${target} did not answer PING (${reason(cause ?? error)}): start Redis or fix redis.url (REDIS_URL); deliveries and mail wait for it`,
+    );
   } finally {
     client.disconnect();
   }
@@ -285,7 +357,11 @@ async function checkSmtp(settings: Settings): Promise<Finding[]> {
   }
   const target = where(url);
   const transport = nodemailer.createTransport({
-    url, connectionTimeout: NETWORK_TIMEOUT_MS, greetingTimeout: NETWORK_TIMEOUT_MS, socketTimeout: NETWORK_TIMEOUT_MS, dnsTimeout: NETWORK_TIMEOUT_MS,
+    url,
+    connectionTimeout: NETWORK_TIMEOUT_MS,
+    greetingTimeout: NETWORK_TIMEOUT_MS,
+    socketTimeout: NETWORK_TIMEOUT_MS,
+    dnsTimeout: NETWORK_TIMEOUT_MS,
   });
   const started = Date.now();
   try {
@@ -293,7 +369,12 @@ async function checkSmtp(settings: Settings): Promise<Finding[]> {
     await withTimeout(transport.verify(), NETWORK_TIMEOUT_MS + 500, 'SMTP');
     return [ok('smtp', `${target} accepted the connection${new URL(url).username ? ' and the login' : ''} (${Date.now() - started} ms)`)];
   } catch (error) {
-    return [fail('smtp', `${target} did not accept the connection (${reason(error)}): check mail.smtp_url (SMTP_URL) and that the server is reachable from here`)];
+    return [
+      fail(
+        'smtp',
+        `${target} did not accept the connection (${reason(error)}): check mail.smtp_url (SMTP_URL) and that the server is reachable from here`,
+      ),
+    ];
   } finally {
     transport.close();
   }

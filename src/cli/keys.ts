@@ -9,16 +9,22 @@ import { ADMIN_TOKEN_OPTION, print, printTable, withRuntimeOrServer } from './co
 
 function rotated(kid: string): void {
   print(`new active signing key ${kid}`);
-  process.stderr.write('Running services sign with it once they reload their keys (keys.reload_seconds; with 0, after a restart); tokens signed by older keys still verify.\n');
+  process.stderr.write(
+    'Running services sign with it once they reload their keys (keys.reload_seconds; with 0, after a restart); tokens signed by older keys still verify.\n',
+  );
 }
 
 const printKeys = (views: SigningKeyView[]) =>
-  printTable(['KID', 'STATE', 'CREATED', 'RETIRED'], views.map((view) => [view.kid, view.state, view.created_at, view.retired_at ?? '-']));
+  printTable(
+    ['KID', 'STATE', 'CREATED', 'RETIRED'],
+    views.map((view) => [view.kid, view.state, view.created_at, view.retired_at ?? '-']),
+  );
 
 export function keyCommands(program: Command): void {
   const keys = program.command('keys').description('manage the ID-token signing keys');
 
-  keys.command('rotate')
+  keys
+    .command('rotate')
     .description('create a new active signing key; older keys stay published in the JWKS')
     .option(...ADMIN_TOKEN_OPTION)
     .action(async (options: { token?: string }) => {
@@ -28,7 +34,8 @@ export function keyCommands(program: Command): void {
       });
     });
 
-  keys.command('list')
+  keys
+    .command('list')
     .description('list signing keys (never their private parts)')
     .option(...ADMIN_TOKEN_OPTION)
     .action(async (options: { token?: string }) => {

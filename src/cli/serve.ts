@@ -6,7 +6,10 @@ import { print } from './context.js';
 export async function serve(options: { port?: string; host?: string }): Promise<void> {
   const overrides: Record<string, unknown> = {};
   if (options.port !== undefined || options.host !== undefined) {
-    overrides.server = { ...(options.port !== undefined ? { port: Number(options.port) } : {}), ...(options.host ? { host: options.host } : {}) };
+    overrides.server = {
+      ...(options.port !== undefined ? { port: Number(options.port) } : {}),
+      ...(options.host ? { host: options.host } : {}),
+    };
   }
   const settings = await loadSettings({ overrides });
   // Imported here so other commands do not load the engine (it prints a runtime notice on import).

@@ -18,16 +18,20 @@ function printTokens(views: ApiTokenView[], json: boolean | undefined): void {
     return;
   }
   const now = new Date();
-  printTable(['ID', 'STATE', 'NAME', 'SCOPES', 'EXPIRES', 'LAST USED'], views.map((view) => {
-    const state = view.revoked_at ? 'revoked' : view.expires_at && new Date(view.expires_at) < now ? 'expired' : 'active';
-    return [view.id, state, view.name, view.scopes.join(' '), view.expires_at ?? 'never', view.last_used_at ?? 'never'];
-  }));
+  printTable(
+    ['ID', 'STATE', 'NAME', 'SCOPES', 'EXPIRES', 'LAST USED'],
+    views.map((view) => {
+      const state = view.revoked_at ? 'revoked' : view.expires_at && new Date(view.expires_at) < now ? 'expired' : 'active';
+      return [view.id, state, view.name, view.scopes.join(' '), view.expires_at ?? 'never', view.last_used_at ?? 'never'];
+    }),
+  );
 }
 
 export function tokenCommands(program: Command): void {
   const tokens = program.command('tokens').description('manage API tokens for /api/v3');
 
-  tokens.command('create')
+  tokens
+    .command('create')
     .description('create an API token and print it once')
     .requiredOption('--name <name>', 'what the token is for')
     .requiredOption('--scope <scope...>', `one or more of: ${API_SCOPES.join(', ')}`)
@@ -43,11 +47,13 @@ export function tokenCommands(program: Command): void {
           const { token, row } = await createApiToken(store, { name: options.name, scopes, expiresAt });
           created({ ...apiTokenView(row), token });
         },
-        remote: async (server) => created(await server.createToken({ name: options.name, scopes, ...(days ? { expires_in_days: days } : {}) })),
+        remote: async (server) =>
+          created(await server.createToken({ name: options.name, scopes, ...(days ? { expires_in_days: days } : {}) })),
       });
     });
 
-  tokens.command('list')
+  tokens
+    .command('list')
     .description('list API tokens (never their secrets)')
     .option('--json', 'print JSON')
     .option(...ADMIN_TOKEN_OPTION)
@@ -58,7 +64,8 @@ export function tokenCommands(program: Command): void {
       });
     });
 
-  tokens.command('revoke')
+  tokens
+    .command('revoke')
     .description('revoke an API token by id')
     .argument('<id>', 'token id from `tokens list`')
     .option(...ADMIN_TOKEN_OPTION)

@@ -21,20 +21,27 @@ function webhookOf(settings: Settings, slug: string): NonNullable<ApplicationSet
 export function webhookCommands(program: Command): void {
   const webhooks = program.command('webhooks').description('webhook receivers of the applications');
 
-  webhooks.command('list')
+  webhooks
+    .command('list')
     .description('each application with a webhook: its URL and whether it is enabled')
     .action(async () => {
       await withRuntime(async ({ store }, settings) => {
         const disabled = new Map((await store.events.disabledEndpoints()).map((row) => [row.app, row]));
-        printTable(['APPLICATION', 'URL', 'STATE'], settings.applications.filter((candidate) => candidate.webhook).map((app) => {
-          const row = disabled.get(app.slug);
-          const state = row?.url === app.webhook!.url ? `disabled since ${row.disabled_at.toISOString()}: ${row.reason}` : 'enabled';
-          return [app.slug, app.webhook!.url, state];
-        }));
+        printTable(
+          ['APPLICATION', 'URL', 'STATE'],
+          settings.applications
+            .filter((candidate) => candidate.webhook)
+            .map((app) => {
+              const row = disabled.get(app.slug);
+              const state = row?.url === app.webhook!.url ? `disabled since ${row.disabled_at.toISOString()}: ${row.reason}` : 'enabled';
+              return [app.slug, app.webhook!.url, state];
+            }),
+        );
       });
     });
 
-  webhooks.command('test')
+  webhooks
+    .command('test')
     .description('send a signed ping event (event_type "ping") to the application\'s receiver now')
     .argument('<app>', 'application slug')
     .action(async (slug: string) => {
@@ -43,8 +50,10 @@ export function webhookCommands(program: Command): void {
       const id = randomUUID();
       const body = JSON.stringify({ event_type: 'ping', timestamp: new Date().toISOString(), data: { application: slug } });
       const result = await postWithTimeout(webhook.url, {
-        body, headers: webhookHeaders(activeSecrets(webhook), { id, body }),
-        timeoutMs: settings.webhooks.timeout_seconds * 1000, allowInsecureLoopback: settings.webhooks.allow_insecure_loopback,
+        body,
+        headers: webhookHeaders(activeSecrets(webhook), { id, body }),
+        timeoutMs: settings.webhooks.timeout_seconds * 1000,
+        allowInsecureLoopback: settings.webhooks.allow_insecure_loopback,
       });
       const delivered = result.status !== null && result.status >= 200 && result.status < 300;
       const outcome = result.status === null ? `failed: ${result.error}` : `answered ${result.status}`;
@@ -52,13 +61,16 @@ export function webhookCommands(program: Command): void {
       print(`ping ${id} to ${webhook.url} ${outcome} (${result.durationMs} ms)`);
     });
 
-  webhooks.command('enable')
+  webhooks
+    .command('enable')
     .description('deliver to a receiver again after it answered 410 Gone')
     .argument('<app>', 'application slug')
     .action(async (slug: string) => {
       await withRuntime(async ({ store }, settings) => {
         webhookOf(settings, slug);
-        print(await store.events.enableEndpoint(slug) ? `webhooks to ${slug} are enabled again` : `webhooks to ${slug} were not disabled`);
+        print(
+          (await store.events.enableEndpoint(slug)) ? `webhooks to ${slug} are enabled again` : `webhooks to ${slug} were not disabled`,
+        );
       });
     });
 }

@@ -22,8 +22,17 @@ export type PasswordChange = { ok: true } | { ok: false; field: 'current' | 'pas
  * "password changed" notice is queued last in the transaction: no change without the notice.
  */
 export async function changePassword(
-  store: Store, sendMail: SendMail,
-  input: { user: UserRow; current: string; password: string; confirmation: string; policy: PasswordPolicy; keepSession: string; now?: Date },
+  store: Store,
+  sendMail: SendMail,
+  input: {
+    user: UserRow;
+    current: string;
+    password: string;
+    confirmation: string;
+    policy: PasswordPolicy;
+    keepSession: string;
+    now?: Date;
+  },
 ): Promise<PasswordChange> {
   const { user, policy } = input;
   const hash = await store.credentials.passwordHash(user.id);
@@ -96,4 +105,3 @@ export async function signOutOfEverything(store: Store, user: UserRow): Promise<
     await audit(tx, 'logout', { user: user.uuid, actor: asUser(user), details: { clients, from: 'account', everywhere: true } });
   });
 }
-

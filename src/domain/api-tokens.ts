@@ -12,7 +12,16 @@ import { audit } from './audit.js';
  * `admin` manages API tokens and signing keys (/api/v3/admin): whoever holds it can mint any token. Scopes are
  * stored per token, so adding one here widens no existing token; only a bootstrap token made after it has it.
  */
-export const API_SCOPES = ['users:read', 'users:write', 'groups:read', 'groups:write', 'events:read', 'events:write', 'audit:read', 'admin'] as const;
+export const API_SCOPES = [
+  'users:read',
+  'users:write',
+  'groups:read',
+  'groups:write',
+  'events:read',
+  'events:write',
+  'audit:read',
+  'admin',
+] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
 
 const PREFIX = 'idp_';
@@ -71,7 +80,10 @@ export async function revokeApiToken(store: Store, id: string): Promise<void> {
  * First start: exactly once per database, create an all-scope token: the configured one, or a generated one
  * that is returned so the caller can print it once.
  */
-export async function ensureBootstrapToken(store: Store, configured: string): Promise<{ created: false } | { created: true; token: string; generated: boolean }> {
+export async function ensureBootstrapToken(
+  store: Store,
+  configured: string,
+): Promise<{ created: false } | { created: true; token: string; generated: boolean }> {
   return store.transaction(async (tx) => {
     if (!(await tx.state.claimOnce('bootstrap_token'))) return { created: false as const };
     const { token } = await createApiToken(tx, { name: 'bootstrap', scopes: [...API_SCOPES], token: configured || undefined });

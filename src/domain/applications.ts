@@ -67,7 +67,9 @@ export function applicationType(app: ApplicationSettings): 'web' | 'native' {
   return app.redirect_uris.some((uri) => {
     const { protocol, hostname } = new URL(uri);
     return !['http:', 'https:'].includes(protocol) || (protocol === 'http:' && (hostname === '127.0.0.1' || hostname === '[::1]'));
-  }) ? 'native' : 'web';
+  })
+    ? 'native'
+    : 'web';
 }
 
 /** Browser origins that may call the application's endpoints (CORS): configured, or those of its web redirect URIs. */

@@ -14,8 +14,15 @@ export interface AuditView {
 }
 
 const toView = (row: AuditRow): AuditView => ({
-  id: String(row.id), at: row.at.toISOString(), action: row.action, actor: { type: row.actor_type, id: row.actor },
-  user: row.user_uuid, app: row.app, ip: row.ip, user_agent: row.user_agent, details: row.details,
+  id: String(row.id),
+  at: row.at.toISOString(),
+  action: row.action,
+  actor: { type: row.actor_type, id: row.actor },
+  user: row.user_uuid,
+  app: row.app,
+  ip: row.ip,
+  user_agent: row.user_agent,
+  details: row.details,
 });
 
 export async function listAudit(store: Store, filter: AuditFilter, page: Page): Promise<{ total: number; results: AuditView[] }> {

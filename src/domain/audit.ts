@@ -34,8 +34,14 @@ export interface AuditSubject {
 export function auditEvent(action: string, subject: AuditSubject = {}): NewAuditEvent {
   const actor = subject.actor ?? currentActor();
   return {
-    action, actor_type: actor.type, actor: actor.id ?? null, user_uuid: subject.user ?? null, app: subject.app ?? null,
-    ip: actor.ip ?? null, user_agent: actor.userAgent?.slice(0, 512) ?? null, details: subject.details,
+    action,
+    actor_type: actor.type,
+    actor: actor.id ?? null,
+    user_uuid: subject.user ?? null,
+    app: subject.app ?? null,
+    ip: actor.ip ?? null,
+    user_agent: actor.userAgent?.slice(0, 512) ?? null,
+    details: subject.details,
   };
 }
 

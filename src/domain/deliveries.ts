@@ -23,21 +23,29 @@ export type Enqueue = (delivery: DeliveryRow) => Promise<void>;
 
 async function views(store: Store, rows: DeliveryRow[]): Promise<DeliveryView[]> {
   const attempts = await store.events.attemptsOf(rows.map((row) => row.id));
-  return Promise.all(rows.map(async (row) => ({
-    id: row.id,
-    event_id: row.event_id,
-    event_type: (await store.events.find(row.event_id))?.type ?? null,
-    app: row.app,
-    kind: row.kind,
-    target: row.target,
-    status: row.status,
-    attempts: row.attempts,
-    last_status_code: row.last_status_code,
-    last_error: row.last_error,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    attempt_log: attempts.get(row.id)!.map((a) => ({ attempt: a.attempt, status_code: a.status_code, error: a.error, duration_ms: a.duration_ms, at: a.at.toISOString() })),
-  })));
+  return Promise.all(
+    rows.map(async (row) => ({
+      id: row.id,
+      event_id: row.event_id,
+      event_type: (await store.events.find(row.event_id))?.type ?? null,
+      app: row.app,
+      kind: row.kind,
+      target: row.target,
+      status: row.status,
+      attempts: row.attempts,
+      last_status_code: row.last_status_code,
+      last_error: row.last_error,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      attempt_log: attempts.get(row.id)!.map((a) => ({
+        attempt: a.attempt,
+        status_code: a.status_code,
+        error: a.error,
+        duration_ms: a.duration_ms,
+        at: a.at.toISOString(),
+      })),
+    })),
+  );
 }
 
 export async function listDeliveries(store: Store, filter: { status?: DeliveryStatus; app?: string }, page: Page) {

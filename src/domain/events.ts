@@ -16,7 +16,14 @@ async function groupNames(store: Store, userId: number): Promise<string[]> {
 
 async function append(store: Store, type: EventType, user: UserRow, data: Record<string, unknown>, groupName: string | null = null) {
   const body = JSON.stringify({ event_type: type, timestamp: new Date().toISOString(), data });
-  await store.events.append({ id: randomUUID(), type, body, user_uuid: user.uuid, user_groups: await groupNames(store, user.id), group_name: groupName });
+  await store.events.append({
+    id: randomUUID(),
+    type,
+    body,
+    user_uuid: user.uuid,
+    user_groups: await groupNames(store, user.id),
+    group_name: groupName,
+  });
 }
 
 export const emitMembershipChange = (store: Store, user: UserRow, groupName: string, action: 'added' | 'removed') =>

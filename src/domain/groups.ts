@@ -60,7 +60,9 @@ export async function updateGroup(store: Store, uuid: string, changes: { name?: 
     const before = await tx.groups.lockByUuid(uuid);
     if (!before) throw new NotFoundError('group');
     const row = (await tx.groups.update(uuid, changes).catch(taken))!;
-    const touched = (Object.keys(changes) as Array<'name' | 'attributes'>).filter((field) => JSON.stringify(before[field]) !== JSON.stringify(row[field]));
+    const touched = (Object.keys(changes) as Array<'name' | 'attributes'>).filter(
+      (field) => JSON.stringify(before[field]) !== JSON.stringify(row[field]),
+    );
     if (touched.length) await audit(tx, 'group.updated', { details: { group: uuid, name: row.name, changed: touched.sort() } });
     return view(tx, row);
   });
@@ -70,7 +72,12 @@ export async function updateGroup(store: Store, uuid: string, changes: { name?: 
 async function removed(tx: Store, applications: ApplicationSettings[], user: UserRow, groupName: string): Promise<void> {
   await emitMembershipChange(tx, user, groupName, 'removed');
   const apps = guardedBy(applications, groupName);
-  if (apps.length) await revokeApplicationAccess(tx, user.uuid, apps.map((app) => app.client_id));
+  if (apps.length)
+    await revokeApplicationAccess(
+      tx,
+      user.uuid,
+      apps.map((app) => app.client_id),
+    );
 }
 
 /**
@@ -93,7 +100,11 @@ export async function deleteGroup(store: Store, uuid: string, applications: Appl
  * `group_membership_change` in the same transaction. Returns whether membership changed.
  */
 export async function changeGroupMembership(
-  store: Store, uuid: string, userId: number, action: 'added' | 'removed', applications: ApplicationSettings[],
+  store: Store,
+  uuid: string,
+  userId: number,
+  action: 'added' | 'removed',
+  applications: ApplicationSettings[],
 ): Promise<boolean> {
   return store.transaction(async (tx) => {
     const group = await existing(tx, uuid);

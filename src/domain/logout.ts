@@ -57,8 +57,16 @@ export async function recordEndedSession(store: Store, ended: EndedSession): Pro
       await tx.oidcPayloads.revokeByGrantId(grant_id);
       await tx.oidcPayloads.destroy('Grant', grant_id);
     }
-    await emitBackchannelLogout(tx, ended.sub, ended.authorizations.map(({ client_id, sid }) => (sid ? { client_id, sid } : { client_id })));
-    await audit(tx, 'logout', { user: ended.sub, actor: { ...currentActor(), type: 'user', id: ended.sub }, details: { clients: ended.authorizations.map(({ client_id }) => client_id) } });
+    await emitBackchannelLogout(
+      tx,
+      ended.sub,
+      ended.authorizations.map(({ client_id, sid }) => (sid ? { client_id, sid } : { client_id })),
+    );
+    await audit(tx, 'logout', {
+      user: ended.sub,
+      actor: { ...currentActor(), type: 'user', id: ended.sub },
+      details: { clients: ended.authorizations.map(({ client_id }) => client_id) },
+    });
   });
 }
 
@@ -70,7 +78,11 @@ export async function recordEndedSession(store: Store, ended: EndedSession): Pro
 export async function signOutEverywhere(tx: Store, userUuid: string, keepSessionUid?: string): Promise<void> {
   const clients = await tx.oidcPayloads.grantedClients(userUuid, new Date());
   await tx.oidcPayloads.destroyByAccount(userUuid, keepSessionUid);
-  await emitBackchannelLogout(tx, userUuid, clients.map((client_id) => ({ client_id })));
+  await emitBackchannelLogout(
+    tx,
+    userUuid,
+    clients.map((client_id) => ({ client_id })),
+  );
 }
 
 /**
@@ -79,5 +91,9 @@ export async function signOutEverywhere(tx: Store, userUuid: string, keepSession
  */
 export async function revokeApplicationAccess(tx: Store, userUuid: string, clientIds: string[]): Promise<void> {
   const revoked = await tx.oidcPayloads.revokeClientGrants(userUuid, clientIds, new Date());
-  await emitBackchannelLogout(tx, userUuid, revoked.map((client_id) => ({ client_id })));
+  await emitBackchannelLogout(
+    tx,
+    userUuid,
+    revoked.map((client_id) => ({ client_id })),
+  );
 }

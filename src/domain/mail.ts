@@ -27,8 +27,9 @@ export function setupCodeMessage(to: string, userId: string, appName: string, co
     to,
     userId,
     subject: 'Your code to set a password',
-    text: `Hello,\n\nsomeone (hopefully you) is signing in to ${appName} and needs to set a password.\n\n`
-      + `Your code: ${code}\n\nIt is valid for ${minutes} minutes. If it was not you, ignore this message.\n`,
+    text:
+      `Hello,\n\nsomeone (hopefully you) is signing in to ${appName} and needs to set a password.\n\n` +
+      `Your code: ${code}\n\nIt is valid for ${minutes} minutes. If it was not you, ignore this message.\n`,
   };
 }
 
@@ -37,8 +38,9 @@ export function resetCodeMessage(to: string, userId: string, appName: string, co
     to,
     userId,
     subject: 'Your code to reset your password',
-    text: `Hello,\n\nsomeone (hopefully you) is signing in to ${appName} and asked to reset the password of this account.\n\n`
-      + `Your code: ${code}\n\nIt is valid for ${minutes} minutes. If it was not you, ignore this message: your password stays as it is.\n`,
+    text:
+      `Hello,\n\nsomeone (hopefully you) is signing in to ${appName} and asked to reset the password of this account.\n\n` +
+      `Your code: ${code}\n\nIt is valid for ${minutes} minutes. If it was not you, ignore this message: your password stays as it is.\n`,
   };
 }
 
@@ -48,9 +50,10 @@ export function passwordChangedMessage(to: string, userId: string, appName: stri
     to,
     userId,
     subject: 'Your password was changed',
-    text: `Hello,\n\nthe password of your account was changed on ${at.toUTCString()}, with a code sent to this address, `
-      + `while signing in to ${appName}. You were signed out everywhere else.\n\n`
-      + 'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
+    text:
+      `Hello,\n\nthe password of your account was changed on ${at.toUTCString()}, with a code sent to this address, ` +
+      `while signing in to ${appName}. You were signed out everywhere else.\n\n` +
+      'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
   };
 }
 
@@ -60,9 +63,10 @@ export function passwordChangedOnAccountMessage(to: string, userId: string, at: 
     to,
     userId,
     subject: 'Your password was changed',
-    text: `Hello,\n\nthe password of your account was changed on ${at.toUTCString()} on your account page. `
-      + 'Your other sessions were signed out.\n\n'
-      + 'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
+    text:
+      `Hello,\n\nthe password of your account was changed on ${at.toUTCString()} on your account page. ` +
+      'Your other sessions were signed out.\n\n' +
+      'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
   };
 }
 

@@ -22,7 +22,9 @@ export const resetCodeId = (interactionUid: string) => `reset:${interactionUid}`
  * difference is queueing the mail (one Redis round trip).
  */
 export async function sendResetCode(
-  store: Store, sendMail: SendMail, input: { interactionUid: string; user: UserRow | undefined; appName: string; key: string; now?: Date },
+  store: Store,
+  sendMail: SendMail,
+  input: { interactionUid: string; user: UserRow | undefined; appName: string; key: string; now?: Date },
 ): Promise<void> {
   const now = input.now ?? new Date();
   const id = resetCodeId(input.interactionUid);
@@ -32,7 +34,15 @@ export async function sendResetCode(
     await store.passwordSetup.consumeCode(id, now);
     return;
   }
-  await sendSetupCode(store, sendMail, { id, user: input.user, appName: input.appName, key: input.key, now, drawn, message: resetCodeMessage });
+  await sendSetupCode(store, sendMail, {
+    id,
+    user: input.user,
+    appName: input.appName,
+    key: input.key,
+    now,
+    drawn,
+    message: resetCodeMessage,
+  });
 }
 
 /**
@@ -43,7 +53,9 @@ export async function sendResetCode(
  * `replaced` says whether that happened (the caller's browser session may have ended with the others).
  */
 export async function setPasswordFromCode(
-  store: Store, sendMail: SendMail, input: { userId: number; password: string; policy: PasswordPolicy; appName: string; now?: Date },
+  store: Store,
+  sendMail: SendMail,
+  input: { userId: number; password: string; policy: PasswordPolicy; appName: string; now?: Date },
 ): Promise<{ user: UserRow; replaced: boolean }> {
   const { userId, password, policy } = input;
   const replaced = Boolean(await store.credentials.passwordHash(userId));

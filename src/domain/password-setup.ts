@@ -27,13 +27,25 @@ export function drawSetupCode(key: string): { code: string; hash: string } {
  * words (a password reset, password-reset.ts). `drawn` is a code drawn beforehand.
  */
 export async function sendSetupCode(
-  store: Store, sendMail: SendMail,
-  input: { id: string; user: UserRow; appName: string; key: string; now?: Date; drawn?: { code: string; hash: string }; message?: typeof setupCodeMessage },
+  store: Store,
+  sendMail: SendMail,
+  input: {
+    id: string;
+    user: UserRow;
+    appName: string;
+    key: string;
+    now?: Date;
+    drawn?: { code: string; hash: string };
+    message?: typeof setupCodeMessage;
+  },
 ): Promise<void> {
   const now = input.now ?? new Date();
   const { code, hash } = input.drawn ?? drawSetupCode(input.key);
   await store.passwordSetup.saveCode({
-    id: input.id, user_id: input.user.id, code_hash: hash, expires_at: new Date(now.getTime() + SETUP_CODE_MINUTES * 60_000),
+    id: input.id,
+    user_id: input.user.id,
+    code_hash: hash,
+    expires_at: new Date(now.getTime() + SETUP_CODE_MINUTES * 60_000),
   });
   await sendMail((input.message ?? setupCodeMessage)(input.user.email, input.user.uuid, input.appName, code, SETUP_CODE_MINUTES));
 }
@@ -80,14 +92,24 @@ export interface SetupExtras {
 }
 
 /** Sets the password and marks the e-mail verified, together. The hash is computed before the transaction opens. */
-export async function completePasswordSetup(store: Store, userId: number, password: string, policy: PasswordPolicy, extras: SetupExtras = {}): Promise<UserRow> {
+export async function completePasswordSetup(
+  store: Store,
+  userId: number,
+  password: string,
+  policy: PasswordPolicy,
+  extras: SetupExtras = {},
+): Promise<UserRow> {
   const hash = await hashPassword(password, policy.bcrypt_cost);
   return store.transaction(async (tx) => {
     await tx.credentials.setPasswordHash(userId, hash);
     const user = await tx.users.update(userId, { email_verified: true });
     if (!user) throw new NotFoundError('user');
     // The person who proved the mailbox is the actor, wherever the request came from.
-    await audit(tx, 'password.reset', { user: user.uuid, actor: { ...currentActor(), type: 'user', id: user.uuid }, details: extras.details });
+    await audit(tx, 'password.reset', {
+      user: user.uuid,
+      actor: { ...currentActor(), type: 'user', id: user.uuid },
+      details: extras.details,
+    });
     await extras.inTransaction?.(tx, user);
     return user;
   });
@@ -100,7 +122,9 @@ export async function createRecoveryLink(store: Store, baseUrl: string, userId: 
   const token = randomBytes(32).toString('base64url');
   await store.transaction(async (tx) => {
     await tx.passwordSetup.saveLink({
-      token_hash: secretsFrom(key).hash('recovery-link', token), user_id: userId, expires_at: new Date(now.getTime() + RECOVERY_LINK_HOURS * 3_600_000),
+      token_hash: secretsFrom(key).hash('recovery-link', token),
+      user_id: userId,
+      expires_at: new Date(now.getTime() + RECOVERY_LINK_HOURS * 3_600_000),
     });
     await audit(tx, 'password.recovery_link_created', { user: user.uuid });
   });
@@ -118,7 +142,13 @@ export async function userOfRecoveryLink(store: Store, token: string, key: strin
 
 /** Spends the link and sets the password; ValidationError for a bad password (the link stays live then). */
 export async function redeemRecoveryLink(
-  store: Store, token: string, password: string, confirmation: string, key: string, policy: PasswordPolicy, now = new Date(),
+  store: Store,
+  token: string,
+  password: string,
+  confirmation: string,
+  key: string,
+  policy: PasswordPolicy,
+  now = new Date(),
 ): Promise<UserRow | undefined> {
   const user = await userOfRecoveryLink(store, token, key, now);
   if (!user) return undefined;

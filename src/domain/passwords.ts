@@ -17,9 +17,7 @@ export interface PasswordPolicy {
 const BCRYPT_MAX_BYTES = 72;
 
 function bcryptInput(password: string): string {
-  return Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES
-    ? createHash('sha256').update(password, 'utf8').digest('base64')
-    : password;
+  return Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES ? createHash('sha256').update(password, 'utf8').digest('base64') : password;
 }
 
 export const hashPassword = (password: string, cost: number) => bcrypt.hash(bcryptInput(password), cost);
@@ -72,7 +70,11 @@ export const signInRecordOf = (store: Store, email: string) => store.credentials
  * `read` carries the e-mail's sign-in record when the caller has read it already (the first page's own lookup).
  */
 export async function checkCredentials(
-  store: Store, email: string, password: string, cost: number, read?: { record: SignInRecord | undefined },
+  store: Store,
+  email: string,
+  password: string,
+  cost: number,
+  read?: { record: SignInRecord | undefined },
 ): Promise<Omit<SignInRecord, 'passwordHash'> | undefined> {
   const record = read ? read.record : email ? await signInRecordOf(store, email) : undefined;
   const hash = record?.passwordHash;

@@ -76,34 +76,49 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
     client_auth: { points: CLIENT_AUTH_FAILURES_PER_MINUTE, duration: 60 },
     account_changes: { points: settings.account.changes_per_hour, duration: 3600 },
   };
-  const limiters = Object.fromEntries(Object.entries(options).map(([kind, opts]) => {
-    const keyPrefix = `${settings.redis.prefix}:rl:${kind}`;
-    const memory = new RateLimiterMemory({ keyPrefix, ...opts });
-    const limiter: RateLimiterAbstract = redis ? new RateLimiterRedis({ storeClient: redis, keyPrefix, ...opts, insuranceLimiter: memory, rejectIfRedisNotReady: true }) : memory;
-    return [kind, limiter];
-  })) as Record<LimitKind, RateLimiterAbstract>;
+  const limiters = Object.fromEntries(
+    Object.entries(options).map(([kind, opts]) => {
+      const keyPrefix = `${settings.redis.prefix}:rl:${kind}`;
+      const memory = new RateLimiterMemory({ keyPrefix, ...opts });
+      const limiter: RateLimiterAbstract = redis
+        ? new RateLimiterRedis({ storeClient: redis, keyPrefix, ...opts, insuranceLimiter: memory, rejectIfRedisNotReady: true })
+        : memory;
+      return [kind, limiter];
+    }),
+  ) as Record<LimitKind, RateLimiterAbstract>;
 
-  const refusal = (kind: LimitKind, res: { msBeforeNext: number }): LimitOutcome =>
-    ({ allowed: false, kind, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) });
+  const refusal = (kind: LimitKind, res: { msBeforeNext: number }): LimitOutcome => ({
+    allowed: false,
+    kind,
+    retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+  });
   // Checked on every token request, over its limit almost never: its blocks are announced instead of read.
-  const announced = redis ? sharedBlocks(redis, `${settings.redis.prefix}:rl:blocks`, options.client_auth.duration * 1000,
-    countersAtLimit(redis, `${settings.redis.prefix}:rl:client_auth`, options.client_auth.points)) : undefined;
+  const announced = redis
+    ? sharedBlocks(
+        redis,
+        `${settings.redis.prefix}:rl:blocks`,
+        options.client_auth.duration * 1000,
+        countersAtLimit(redis, `${settings.redis.prefix}:rl:client_auth`, options.client_auth.points),
+      )
+    : undefined;
   const announces = (kind: LimitKind) => announced && kind === 'client_auth';
 
   return {
     // Every key is counted, whatever the others say: asked together, they reach Redis in one write.
     async attempt(keys) {
-      const outcomes = await Promise.all(keys.map(async ([kind, key]): Promise<LimitOutcome | undefined> => {
-        try {
-          const res = await limiters[kind].consume(key.toLowerCase());
-          if (announces(kind) && res.remainingPoints === 0) announced!.announce(key.toLowerCase(), res.msBeforeNext);
-          return undefined;
-        } catch (error) {
-          if (!(error instanceof RateLimiterRes)) throw error;
-          if (announces(kind)) announced!.announce(key.toLowerCase(), error.msBeforeNext);
-          return refusal(kind, error);
-        }
-      }));
+      const outcomes = await Promise.all(
+        keys.map(async ([kind, key]): Promise<LimitOutcome | undefined> => {
+          try {
+            const res = await limiters[kind].consume(key.toLowerCase());
+            if (announces(kind) && res.remainingPoints === 0) announced!.announce(key.toLowerCase(), res.msBeforeNext);
+            return undefined;
+          } catch (error) {
+            if (!(error instanceof RateLimiterRes)) throw error;
+            if (announces(kind)) announced!.announce(key.toLowerCase(), error.msBeforeNext);
+            return refusal(kind, error);
+          }
+        }),
+      );
       return outcomes.find((outcome) => outcome !== undefined) ?? { allowed: true };
     },
     async check(keys) {

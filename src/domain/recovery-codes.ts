@@ -21,7 +21,10 @@ function newCode(): string {
 export async function issueRecoveryCodes(store: Store, userId: number, key: string): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
   const secrets = secretsFrom(key);
-  await store.mfa.replaceRecoveryCodes(userId, codes.map((code) => secrets.hash('recovery-code', normalise(code))));
+  await store.mfa.replaceRecoveryCodes(
+    userId,
+    codes.map((code) => secrets.hash('recovery-code', normalise(code))),
+  );
   return codes;
 }
 

@@ -14,7 +14,11 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, ran
 export type SecretPurpose = 'signing-key' | 'totp' | 'setup-code' | 'recovery-code' | 'recovery-link' | 'ticket' | 'csrf' | 'cookie';
 
 /** Legacy (v1) hash purposes, as they were spelled: kept only to read what v1 stored. */
-const V1_HASH_PURPOSE: Partial<Record<SecretPurpose, string>> = { 'setup-code': 'setup', 'recovery-code': 'recovery', 'recovery-link': 'recovery-link' };
+const V1_HASH_PURPOSE: Partial<Record<SecretPurpose, string>> = {
+  'setup-code': 'setup',
+  'recovery-code': 'recovery',
+  'recovery-link': 'recovery-link',
+};
 
 export interface Secrets {
   /** `v2.<iv>.<tag>.<ciphertext>` (base64url parts); `aad` binds it to its owner (a row copied elsewhere does not open). */
@@ -86,7 +90,10 @@ function build(secretKey: string): Secrets {
       const [a, b] = [Buffer.from(given), Buffer.from(expected)];
       return a.length === b.length && timingSafeEqual(a, b);
     },
-    cookieKeys: () => [keyFor('cookie').toString('base64url'), createHmac('sha256', secretKey).update('idp cookie signing key v1').digest('base64url')],
+    cookieKeys: () => [
+      keyFor('cookie').toString('base64url'),
+      createHmac('sha256', secretKey).update('idp cookie signing key v1').digest('base64url'),
+    ],
   };
   return secrets;
 }

@@ -34,15 +34,18 @@ export function sharedBlocks(redis: Redis, channel: string, windowMs: number, in
   subscriber.on('ready', () => {
     const current = (connection += 1);
     const stillCurrent = () => current === connection;
-    subscriber.subscribe(channel).then(async () => {
-      if (!stillCurrent()) return;
-      subscribedAt = Date.now(); // without the read below, it vouches a whole window from now
-      // Subscribed first: a block set while they are read is heard, one set before is read.
-      const known = await inForce?.().catch(() => undefined);
-      if (!known || !stillCurrent()) return;
-      for (const [key, until] of known) blockUntil(key, until);
-      subscribedAt = -Infinity;
-    }).catch(() => {});
+    subscriber
+      .subscribe(channel)
+      .then(async () => {
+        if (!stillCurrent()) return;
+        subscribedAt = Date.now(); // without the read below, it vouches a whole window from now
+        // Subscribed first: a block set while they are read is heard, one set before is read.
+        const known = await inForce?.().catch(() => undefined);
+        if (!known || !stillCurrent()) return;
+        for (const [key, until] of known) blockUntil(key, until);
+        subscribedAt = -Infinity;
+      })
+      .catch(() => {});
   });
   subscriber.on('message', (_channel: string, message: string) => {
     const { key, ms } = JSON.parse(message) as { key: string; ms: number };

@@ -15,7 +15,8 @@ export interface SigningJwk extends JsonWebKey {
 }
 
 /** Sealed with the signing-key purpose of secrets.key, bound to its kid (src/domain/secrets.ts). */
-export const encryptJwk = (jwk: SigningJwk, secret: string): string => secretsFrom(secret).seal('signing-key', JSON.stringify(jwk), jwk.kid);
+export const encryptJwk = (jwk: SigningJwk, secret: string): string =>
+  secretsFrom(secret).seal('signing-key', JSON.stringify(jwk), jwk.kid);
 
 export function decryptJwk(kid: string, sealed: string, secret: string): SigningJwk {
   try {

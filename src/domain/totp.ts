@@ -75,10 +75,17 @@ export async function removeMfa(store: Store, user: { id: number; uuid: string }
 }
 
 /** Enrolment: confirms the pending secret with its first code; the trail records it in the same transaction. */
-export async function enrolTotp(store: Store, user: { id: number; uuid: string }, code: string, key: string, app?: string): Promise<TotpOutcome> {
+export async function enrolTotp(
+  store: Store,
+  user: { id: number; uuid: string },
+  code: string,
+  key: string,
+  app?: string,
+): Promise<TotpOutcome> {
   return store.transaction(async (tx) => {
     const outcome = await confirmTotp(tx, user.id, code, key);
-    if (outcome === 'ok') await audit(tx, 'mfa.enrolled', { user: user.uuid, app, actor: { ...currentActor(), type: 'user', id: user.uuid } });
+    if (outcome === 'ok')
+      await audit(tx, 'mfa.enrolled', { user: user.uuid, app, actor: { ...currentActor(), type: 'user', id: user.uuid } });
     return outcome;
   });
 }

@@ -73,7 +73,8 @@ export const findUserByUuid = (store: Store, uuid: string) => store.users.findBy
 export const findUserByEmail = (store: Store, email: string) => store.users.findByEmail(email.trim());
 
 /** A completed sign-in: shown as last_login, written together with its audit event. */
-export const recordSignIn = (store: Store, userId: number, event: NewAuditEvent, at = new Date()) => store.credentials.recordLogin(userId, at, event);
+export const recordSignIn = (store: Store, userId: number, event: NewAuditEvent, at = new Date()) =>
+  store.credentials.recordLogin(userId, at, event);
 
 export async function getUser(store: Store, id: number): Promise<UserView> {
   const row = await store.users.findById(id);
@@ -102,7 +103,9 @@ export async function updateUser(store: Store, id: number, changes: UpdateUser):
     const changed = changedFields(before, row);
     if (changed.length) await emitUserUpdated(tx, row, changed);
     // Every field that changed (deactivation too), by name: the values stay out of the trail.
-    const touched = (Object.keys(changes) as Array<keyof UpdateUser>).filter((field) => JSON.stringify(before[field]) !== JSON.stringify(row[field]));
+    const touched = (Object.keys(changes) as Array<keyof UpdateUser>).filter(
+      (field) => JSON.stringify(before[field]) !== JSON.stringify(row[field]),
+    );
     if (emailChanged && !touched.includes('email_verified') && before.email_verified !== row.email_verified) touched.push('email_verified');
     if (touched.length) await audit(tx, 'user.updated', { user: row.uuid, details: { changed: touched.sort() } });
     if (before.is_active && !row.is_active) {

@@ -23,12 +23,26 @@ export async function continueSignIn(ctx: InteractionContext, deps: SignInDeps, 
 }
 
 /** The second-factor page again (after a wrong code or passkey), offering what the user has. */
-export async function showSecondFactor(ctx: InteractionContext, deps: SignInDeps, user: UserRow, ticket: string, error: string, status: number) {
+export async function showSecondFactor(
+  ctx: InteractionContext,
+  deps: SignInDeps,
+  user: UserRow,
+  ticket: string,
+  error: string,
+  status: number,
+) {
   return renderMfaPage(ctx, ticket, await deps.store.credentials.secondFactors(user.id), error, status);
 }
 
 /** The enrolment page: a new secret when `fresh`, else the pending one again (after a wrong code). */
-export async function showEnrolment(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[], fresh: boolean, error?: string) {
+export async function showEnrolment(
+  ctx: InteractionContext,
+  deps: SignInDeps,
+  user: UserRow,
+  amr: string[],
+  fresh: boolean,
+  error?: string,
+) {
   const { uid } = ctx.state.interaction.details;
   const secret = await pendingTotpSecret(deps.store, user, deps.settings.secrets.key, fresh);
   // Confirmed meanwhile (another tab): ask for a code like any enrolled user.
@@ -48,7 +62,11 @@ export async function completeSignIn(ctx: InteractionContext, deps: SignInDeps, 
     await audit(deps.store, 'sign_in.denied', { user: user.uuid, app: app.slug, actor, details: { method: amr, reason: 'access_group' } });
     return finishInteraction(ctx, { error: 'access_denied', error_description: 'you are not allowed to use this application' });
   }
-  await recordSignIn(deps.store, user.id, auditEvent('sign_in.succeeded', { user: user.uuid, app: app.slug, actor, details: { method: amr } }));
+  await recordSignIn(
+    deps.store,
+    user.id,
+    auditEvent('sign_in.succeeded', { user: user.uuid, app: app.slug, actor, details: { method: amr } }),
+  );
   signIns.inc({ outcome: 'success', method });
   return finishInteraction(ctx, { login: { accountId: user.uuid, amr, remember: true } });
 }

@@ -20,7 +20,10 @@ export interface AttemptOutcome {
 }
 
 export async function countAttempt(
-  ctx: InteractionContext, deps: SignInDeps, keys: Array<[LimitKind, string]>, options: { ip: 'on-failure' | 'always' } = { ip: 'on-failure' },
+  ctx: InteractionContext,
+  deps: SignInDeps,
+  keys: Array<[LimitKind, string]>,
+  options: { ip: 'on-failure' | 'always' } = { ip: 'on-failure' },
 ): Promise<AttemptOutcome> {
   const { limits } = deps.services;
   const byIp = options.ip === 'always' ? await limits.attempt([['ip', ctx.ip]]) : await limits.check([['ip', ctx.ip]]);
@@ -29,10 +32,14 @@ export async function countAttempt(
   const wait = waitText(outcome.retryAfterSeconds);
   const refused = (message: string): AttemptOutcome => ({ refused: message, kind: outcome.kind, wait });
   switch (outcome.kind) {
-    case 'account': return refused(`Too many failed sign-in attempts for this account. Try again in ${wait}.`);
-    case 'account_total': return refused(`This account has had too many failed sign-in attempts. Try again in ${wait}.`);
-    case 'ip': return refused(`Too many attempts from your network. Try again in ${wait}.`);
-    default: return refused('Too many attempts. Go back to the application and sign in again.');
+    case 'account':
+      return refused(`Too many failed sign-in attempts for this account. Try again in ${wait}.`);
+    case 'account_total':
+      return refused(`This account has had too many failed sign-in attempts. Try again in ${wait}.`);
+    case 'ip':
+      return refused(`Too many attempts from your network. Try again in ${wait}.`);
+    default:
+      return refused('Too many attempts. Go back to the application and sign in again.');
   }
 }
 

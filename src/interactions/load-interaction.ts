@@ -13,12 +13,16 @@ import { interactionPath, type InteractionContext, type SignInApps } from './sta
  */
 export const expired = (cause?: unknown, app?: { name: string; redirect_uris: readonly string[] }) => {
   const home = app && applicationHome(app.redirect_uris);
-  return new PageError(400, {
-    title: 'Sign-in expired',
-    heading: 'This sign-in page has expired',
-    message: 'Sign-in pages last an hour. Go back to the application and sign in again.',
-    ...(home ? { link: { href: home, label: `Back to ${app.name}` } } : {}),
-  }, cause);
+  return new PageError(
+    400,
+    {
+      title: 'Sign-in expired',
+      heading: 'This sign-in page has expired',
+      message: 'Sign-in pages last an hour. Go back to the application and sign in again.',
+      ...(home ? { link: { href: home, label: `Back to ${app.name}` } } : {}),
+    },
+    cause,
+  );
 };
 
 /** Where "back to the application" goes: the origin of its first http(s) redirect URI. */

@@ -19,11 +19,19 @@ function common(ctx: InteractionContext) {
 export function renderEmailPage(ctx: InteractionContext, email = '', error?: string, status = 200) {
   const { base } = ctx.state.interaction;
   // After a failed passkey the browser's autofill is not started again by itself (it would answer at once, again).
-  renderPage(ctx as never, 'email', { ...common(ctx), action: `${base}email`, forgot: `${base}forgot`, passkey: passkeyForm(ctx), autofill: !error, email, error }, status);
+  renderPage(
+    ctx as never,
+    'email',
+    { ...common(ctx), action: `${base}email`, forgot: `${base}forgot`, passkey: passkeyForm(ctx), autofill: !error, email, error },
+    status,
+  );
 }
 
 /** The passkey form's targets (views/static/passkey.js fetches the options, then posts the answer). */
-const passkeyForm = (ctx: InteractionContext) => ({ action: `${ctx.state.interaction.base}passkey`, options: `${ctx.state.interaction.base}passkey/options` });
+const passkeyForm = (ctx: InteractionContext) => ({
+  action: `${ctx.state.interaction.base}passkey`,
+  options: `${ctx.state.interaction.base}passkey/options`,
+});
 
 export function renderPasswordPage(ctx: InteractionContext, email: string, error?: string, status = 200) {
   const { base } = ctx.state.interaction;
@@ -36,26 +44,57 @@ export function renderForgotPage(ctx: InteractionContext, email = '', error?: st
 
 /** The same page whether or not `email` has an account ("if an account exists, we sent a code"). */
 /** After an error the code typed stays in its field (only the passwords are typed again). */
-const typedCode = (ctx: InteractionContext) => String(ctx.request.body?.code ?? '').replace(/[^0-9 ]/g, '').slice(0, 12);
+const typedCode = (ctx: InteractionContext) =>
+  String(ctx.request.body?.code ?? '')
+    .replace(/[^0-9 ]/g, '')
+    .slice(0, 12);
 
 export function renderResetPage(ctx: InteractionContext, email: string, ticket: string, minLength: number, error?: string, status = 200) {
   const { base } = ctx.state.interaction;
   const code = error ? typedCode(ctx) : '';
-  renderPage(ctx as never, 'reset', { ...common(ctx), action: `${base}reset`, forgot: `${base}forgot`, email, ticket, minLength, minutes: SETUP_CODE_MINUTES, code, error }, status);
+  renderPage(
+    ctx as never,
+    'reset',
+    { ...common(ctx), action: `${base}reset`, forgot: `${base}forgot`, email, ticket, minLength, minutes: SETUP_CODE_MINUTES, code, error },
+    status,
+  );
 }
 
 export function renderSetupPage(ctx: InteractionContext, email: string, minLength: number, error?: string, status = 200) {
   const code = error ? typedCode(ctx) : '';
-  renderPage(ctx as never, 'setup', { ...common(ctx), action: `${ctx.state.interaction.base}setup`, email, minLength, code, error }, status);
+  renderPage(
+    ctx as never,
+    'setup',
+    { ...common(ctx), action: `${ctx.state.interaction.base}setup`, email, minLength, code, error },
+    status,
+  );
 }
 
 /** The second factor: a code field when the user has TOTP, a passkey button when they have a passkey. */
-export function renderMfaPage(ctx: InteractionContext, ticket: string, has: { totp: boolean; passkey: boolean }, error?: string, status = 200) {
-  renderPage(ctx as never, 'mfa', { ...common(ctx), action: `${ctx.state.interaction.base}mfa`, passkey: has.passkey && passkeyForm(ctx), totp: has.totp, ticket, error }, status);
+export function renderMfaPage(
+  ctx: InteractionContext,
+  ticket: string,
+  has: { totp: boolean; passkey: boolean },
+  error?: string,
+  status = 200,
+) {
+  renderPage(
+    ctx as never,
+    'mfa',
+    { ...common(ctx), action: `${ctx.state.interaction.base}mfa`, passkey: has.passkey && passkeyForm(ctx), totp: has.totp, ticket, error },
+    status,
+  );
 }
 
 /** The QR code is an inline data: URL (the pages' CSP allows img-src data:), so the secret never leaves this response. */
-export async function renderEnrolPage(ctx: InteractionContext, ticket: string, secret: string, otpauth: string, error?: string, status = 200) {
+export async function renderEnrolPage(
+  ctx: InteractionContext,
+  ticket: string,
+  secret: string,
+  otpauth: string,
+  error?: string,
+  status = 200,
+) {
   const qr = await QRCode.toDataURL(otpauth, { errorCorrectionLevel: 'M', margin: 1, scale: 6 });
   const shown = secret.replace(/(.{4})/g, '$1 ').trim(); // easier to type by hand
   const { base } = ctx.state.interaction;
@@ -71,17 +110,26 @@ export function renderRecoveryCodesPage(ctx: InteractionContext, ticket: string,
 
 /** The mail queue did not take the setup code: the person tries again in a moment, from the start. */
 export function unavailable(ctx: InteractionContext, cause: unknown): PageError {
-  return new PageError(503, {
-    title: 'Try again shortly',
-    heading: 'Sign-in is briefly unavailable',
-    message: 'We could not send your code just now. Try again shortly.',
-    link: { href: ctx.state.interaction.base, label: 'Try again' },
-  }, cause);
+  return new PageError(
+    503,
+    {
+      title: 'Try again shortly',
+      heading: 'Sign-in is briefly unavailable',
+      message: 'We could not send your code just now. Try again shortly.',
+      link: { href: ctx.state.interaction.base, label: 'Try again' },
+    },
+    cause,
+  );
 }
 
 /** A step whose ticket or code no longer holds: back to the first page of this sign-in. */
 export function restart(ctx: InteractionContext, message: string): PageError {
-  return new PageError(400, { title: titleOf(ctx), heading: 'Sign in again', message, link: { href: ctx.state.interaction.base, label: 'Start again' } });
+  return new PageError(400, {
+    title: titleOf(ctx),
+    heading: 'Sign in again',
+    message,
+    link: { href: ctx.state.interaction.base, label: 'Start again' },
+  });
 }
 
 /** "Try again in 14 minutes." */

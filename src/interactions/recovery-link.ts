@@ -11,17 +11,28 @@ import { renderPage } from '../pages/render-page.js';
 
 type RecoveryContext = Context & { params: Record<string, string>; request: { body?: Record<string, unknown> } };
 
-const expired = () => new PageError(404, {
-  title: 'Link expired', heading: 'This link is no longer valid',
-  message: 'It was used already or is more than 24 hours old. Ask your administrator for a new one.',
-});
+const expired = () =>
+  new PageError(404, {
+    title: 'Link expired',
+    heading: 'This link is no longer valid',
+    message: 'It was used already or is more than 24 hours old. Ask your administrator for a new one.',
+  });
 
 function form(ctx: RecoveryContext, deps: SignInDeps, csrf: CsrfTokens, email: string, error?: string, status = 200) {
   const token = ctx.params.token!;
-  renderPage(ctx, 'recovery', {
-    title: 'Choose a new password', action: `/if/recovery/${token}/`, csrf: csrf.tokenFor(`recovery:${token}`),
-    email, minLength: deps.settings.passwords.min_length, error,
-  }, status);
+  renderPage(
+    ctx,
+    'recovery',
+    {
+      title: 'Choose a new password',
+      action: `/if/recovery/${token}/`,
+      csrf: csrf.tokenFor(`recovery:${token}`),
+      email,
+      minLength: deps.settings.passwords.min_length,
+      error,
+    },
+    status,
+  );
 }
 
 export function showRecoveryLink(deps: SignInDeps, csrf: CsrfTokens) {
@@ -37,15 +48,26 @@ export function submitRecoveryLink(deps: SignInDeps, csrf: CsrfTokens) {
     const token = ctx.params.token!;
     const user = await userOfRecoveryLink(deps.store, token, deps.settings.secrets.key);
     if (!user?.is_active) throw expired();
-    if (!csrf.isValid(`recovery:${token}`, ctx.request.body?.csrf)) return form(ctx, deps, csrf, user.email, 'This form has expired; submit it again.', 403);
+    if (!csrf.isValid(`recovery:${token}`, ctx.request.body?.csrf))
+      return form(ctx, deps, csrf, user.email, 'This form has expired; submit it again.', 403);
     try {
-      const done = await redeemRecoveryLink(deps.store, token, String(ctx.request.body?.password ?? ''), String(ctx.request.body?.confirmation ?? ''),
-        deps.settings.secrets.key, deps.settings.passwords);
+      const done = await redeemRecoveryLink(
+        deps.store,
+        token,
+        String(ctx.request.body?.password ?? ''),
+        String(ctx.request.body?.confirmation ?? ''),
+        deps.settings.secrets.key,
+        deps.settings.passwords,
+      );
       if (!done) throw expired();
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       return form(ctx, deps, csrf, user.email, Object.values(error.fields).flat().join(' '), 400);
     }
-    return renderPage(ctx, 'message', { title: 'Password set', heading: 'Your password is set', message: 'You can now sign in to your application with your e-mail and the new password.' });
+    return renderPage(ctx, 'message', {
+      title: 'Password set',
+      heading: 'Your password is set',
+      message: 'You can now sign in to your application with your e-mail and the new password.',
+    });
   };
 }

@@ -31,7 +31,12 @@ export function submitEmail(deps: SignInDeps) {
     const limited = await countAttempt(ctx, deps, [['interaction', `mail:${details.uid}`]], { ip: 'always' });
     if (limited.refused) return renderEmailPage(ctx, email, limited.refused, 429);
     try {
-      await sendSetupCode(deps.store, deps.services.sendMail, { id: details.uid, user, appName: entry.app.name, key: deps.settings.secrets.key });
+      await sendSetupCode(deps.store, deps.services.sendMail, {
+        id: details.uid,
+        user,
+        appName: entry.app.name,
+        key: deps.settings.secrets.key,
+      });
     } catch (error) {
       throw unavailable(ctx, error); // the mail queue (Redis) did not take the message
     }

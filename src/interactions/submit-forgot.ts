@@ -18,17 +18,31 @@ export function submitForgot(deps: SignInDeps) {
 
     // Counted before anything is looked up; `mail:` is the setup mails' own per-sign-in counter.
     const { details, entry } = ctx.state.interaction;
-    const limited = await countAttempt(ctx, deps, [['interaction', `mail:${details.uid}`], ['interaction', `reset:${email}`]], { ip: 'always' });
+    const limited = await countAttempt(
+      ctx,
+      deps,
+      [
+        ['interaction', `mail:${details.uid}`],
+        ['interaction', `reset:${email}`],
+      ],
+      { ip: 'always' },
+    );
     if (limited.refused) {
-      const message = limited.kind === 'interaction'
-        ? `We have sent as many codes as we can for now. Look for one we already sent (check your spam folder too), or try again in ${limited.wait}.`
-        : limited.refused;
+      const message =
+        limited.kind === 'interaction'
+          ? `We have sent as many codes as we can for now. Look for one we already sent (check your spam folder too), or try again in ${limited.wait}.`
+          : limited.refused;
       return renderForgotPage(ctx, email, message, 429);
     }
 
     const user = await findUserByEmail(deps.store, email);
     try {
-      await sendResetCode(deps.store, deps.services.sendMail, { interactionUid: details.uid, user, appName: entry.app.name, key: deps.settings.secrets.key });
+      await sendResetCode(deps.store, deps.services.sendMail, {
+        interactionUid: details.uid,
+        user,
+        appName: entry.app.name,
+        key: deps.settings.secrets.key,
+      });
     } catch (error) {
       throw unavailable(ctx, error); // the mail queue (Redis) did not take the message
     }

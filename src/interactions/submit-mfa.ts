@@ -28,7 +28,11 @@ export function submitMfa(deps: SignInDeps) {
       if (outcome !== 'ok') {
         await countFailure(ctx, deps);
         signIns.inc({ outcome: 'failure', method: 'otp' });
-        await audit(deps.store, 'sign_in.failed', { user: user.uuid, app: ctx.state.interaction.entry.app.slug, details: { step: 'otp', replayed: outcome === 'replayed' } });
+        await audit(deps.store, 'sign_in.failed', {
+          user: user.uuid,
+          app: ctx.state.interaction.entry.app.slug,
+          details: { step: 'otp', replayed: outcome === 'replayed' },
+        });
         return showSecondFactor(ctx, deps, user, token, outcome === 'replayed' ? USED_CODE : WRONG_CODE, 400);
       }
       return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp']);
@@ -36,7 +40,11 @@ export function submitMfa(deps: SignInDeps) {
     if (!(await useRecoveryCode(deps.store, user.id, code, key))) {
       await countFailure(ctx, deps);
       signIns.inc({ outcome: 'failure', method: 'recovery_code' });
-      await audit(deps.store, 'sign_in.failed', { user: user.uuid, app: ctx.state.interaction.entry.app.slug, details: { step: 'recovery_code' } });
+      await audit(deps.store, 'sign_in.failed', {
+        user: user.uuid,
+        app: ctx.state.interaction.entry.app.slug,
+        details: { step: 'recovery_code' },
+      });
       return showSecondFactor(ctx, deps, user, token, WRONG_CODE, 400);
     }
     // A recovery code stands in for the one-time code: the same amr, ["pwd", "otp"] (docs/integrating.md).

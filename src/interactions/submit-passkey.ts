@@ -15,7 +15,8 @@ import { signIns } from '../observability/metrics.js';
 import { audit } from '../domain/audit.js';
 
 export const PASSKEY_FAILED = 'That passkey could not be used. Try again, or continue with your e-mail address.';
-export const PASSKEY_REFUSED = 'This passkey has been refused because it may have been copied. Sign in another way and remove it from your account.';
+export const PASSKEY_REFUSED =
+  'This passkey has been refused because it may have been copied. Sign in another way and remove it from your account.';
 
 const purposeOf = (ctx: InteractionContext) => `sign-in:${ctx.state.interaction.details.uid}`;
 
@@ -34,9 +35,8 @@ export function submitPasskey(deps: SignInDeps) {
     const step = asSecondFactor ? await loadTicketUser(ctx, deps, 'mfa') : undefined;
     const token = String(ctx.request.body?.ticket ?? '');
     const { details, entry } = ctx.state.interaction;
-    const refuse = (message: string, status: number) => (step
-      ? showSecondFactor(ctx, deps, step.user, token, message, status)
-      : renderEmailPage(ctx, '', message, status));
+    const refuse = (message: string, status: number) =>
+      step ? showSecondFactor(ctx, deps, step.user, token, message, status) : renderEmailPage(ctx, '', message, status);
 
     const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${details.uid}`]]);
     if (limited.refused) return refuse(limited.refused, 429);
@@ -51,7 +51,10 @@ export function submitPasskey(deps: SignInDeps) {
     if (!checked.ok || !user?.is_active) {
       signIns.inc({ outcome: 'failure', method: 'passkey' });
       if (!checked.ok && checked.reason === 'cloned') {
-        deps.services.logger?.warn({ app: entry.app.slug, user: step?.user.uuid }, 'passkey refused: its sign counter went backwards (a cloned authenticator?)');
+        deps.services.logger?.warn(
+          { app: entry.app.slug, user: step?.user.uuid },
+          'passkey refused: its sign counter went backwards (a cloned authenticator?)',
+        );
         return failed(PASSKEY_REFUSED, 400);
       }
       await audit(deps.store, 'sign_in.failed', { user: step?.user.uuid, app: entry.app.slug, details: { step: 'passkey' } });
@@ -82,7 +85,8 @@ export function submitPasskeyEnrolment(deps: SignInDeps) {
     const name = String(ctx.request.body?.name ?? '').trim() || 'Passkey';
     const answer = String(ctx.request.body?.response ?? '');
     const added = await registerPasskey(deps.store, deps.rp, user, { answer, purpose: `enrol:${details.uid}`, name });
-    if (!added) return showEnrolment(ctx, deps, user, ticket.amr, false, 'The passkey could not be added. Try again, or use an authenticator app.');
+    if (!added)
+      return showEnrolment(ctx, deps, user, ticket.amr, false, 'The passkey could not be added. Try again, or use an authenticator app.');
     await audit(deps.store, 'mfa.enrolled', { user: user.uuid, app: entry.app.slug, details: { method: 'passkey' } });
     return completeSignIn(ctx, deps, user, [...ticket.amr, ...added.amr]);
   };

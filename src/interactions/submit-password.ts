@@ -27,10 +27,19 @@ export function submitPassword(deps: SignInDeps) {
  * One password attempt, from the password page or from the first page when both fields were filled in (`read`:
  * that page has looked the e-mail up already).
  */
-export async function passwordAttempt(ctx: InteractionContext, deps: SignInDeps, email: string, password: string, read?: { record: SignInRecord | undefined }) {
+export async function passwordAttempt(
+  ctx: InteractionContext,
+  deps: SignInDeps,
+  email: string,
+  password: string,
+  read?: { record: SignInRecord | undefined },
+) {
   // Per account from this address (a lock here locks out only this address), and from every address.
   const fromHere = `${email}|${ctx.ip}`;
-  const limited = await countAttempt(ctx, deps, [['account', fromHere], ['account_total', email]]);
+  const limited = await countAttempt(ctx, deps, [
+    ['account', fromHere],
+    ['account_total', email],
+  ]);
   if (limited.refused) return renderPasswordPage(ctx, email, limited.refused, 429);
 
   const signedIn = await checkCredentials(deps.store, email, password, deps.settings.passwords.bcrypt_cost, read);
@@ -38,7 +47,10 @@ export async function passwordAttempt(ctx: InteractionContext, deps: SignInDeps,
     await countFailure(ctx, deps);
     signIns.inc({ outcome: 'failure', method: 'pwd' });
     // The identifier as typed (no lookup: an unknown e-mail must cost the same time as a known one).
-    await audit(deps.store, 'sign_in.failed', { app: ctx.state.interaction.entry.app.slug, details: { step: 'pwd', email: email.slice(0, 254) } });
+    await audit(deps.store, 'sign_in.failed', {
+      app: ctx.state.interaction.entry.app.slug,
+      details: { step: 'pwd', email: email.slice(0, 254) },
+    });
     return renderPasswordPage(ctx, email, SIGN_IN_FAILED, 400);
   }
   await Promise.all([deps.services.limits.reset('account', fromHere), deps.services.limits.reset('account_total', email)]);

@@ -15,11 +15,17 @@ import { continueAfterNewPassword } from './continue-after-reset.js';
 export const CODE_DID_NOT_WORK = 'That code did not work. Check the latest e-mail we sent, or ask for a new code.';
 
 /** Setting the password failed (database, or the queue refused the notice): nothing changed, the code is spent. */
-const notChanged = (ctx: InteractionContext, cause: unknown) => new PageError(503, {
-  title: 'Try again shortly', heading: 'Your password was not changed',
-  message: 'Something went wrong on our side, so nothing was changed. Try again shortly with a new code.',
-  link: { href: `${ctx.state.interaction.base}forgot`, label: 'Get a new code' },
-}, cause);
+const notChanged = (ctx: InteractionContext, cause: unknown) =>
+  new PageError(
+    503,
+    {
+      title: 'Try again shortly',
+      heading: 'Your password was not changed',
+      message: 'Something went wrong on our side, so nothing was changed. Try again shortly with a new code.',
+      link: { href: `${ctx.state.interaction.base}forgot`, label: 'Get a new code' },
+    },
+    cause,
+  );
 
 export function submitReset(deps: SignInDeps) {
   return async function submitReset(ctx: InteractionContext) {
@@ -40,7 +46,12 @@ export function submitReset(deps: SignInDeps) {
     if (limited.refused) return again(limited.refused, 429);
 
     // No code of this sign-in (an address without an account) fails like a wrong one, after the same query.
-    const check = await checkSetupCode(store, resetCodeId(uid), String(ctx.request.body?.code ?? '').replace(/\s/g, ''), settings.secrets.key);
+    const check = await checkSetupCode(
+      store,
+      resetCodeId(uid),
+      String(ctx.request.body?.code ?? '').replace(/\s/g, ''),
+      settings.secrets.key,
+    );
     const user = check.ok ? await store.users.findById(check.userId) : undefined;
     if (!user?.is_active) {
       await countFailure(ctx, deps);
@@ -49,7 +60,12 @@ export function submitReset(deps: SignInDeps) {
 
     let result;
     try {
-      result = await setPasswordFromCode(store, deps.services.sendMail, { userId: user.id, password, policy: settings.passwords, appName: ctx.state.interaction.entry.app.name });
+      result = await setPasswordFromCode(store, deps.services.sendMail, {
+        userId: user.id,
+        password,
+        policy: settings.passwords,
+        appName: ctx.state.interaction.entry.app.name,
+      });
     } catch (error) {
       throw unavailableIn(error) ?? notChanged(ctx, error);
     }

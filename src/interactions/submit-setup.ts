@@ -38,7 +38,10 @@ export function submitSetup(deps: SignInDeps) {
       return renderSetupPage(ctx, user.email, min, message, 400);
     }
     const { user: updated, replaced } = await setPasswordFromCode(store, deps.services.sendMail, {
-      userId: check.userId, password, policy: settings.passwords, appName: ctx.state.interaction.entry.app.name,
+      userId: check.userId,
+      password,
+      policy: settings.passwords,
+      appName: ctx.state.interaction.entry.app.name,
     });
     return continueAfterNewPassword(ctx, deps, updated, replaced);
   };

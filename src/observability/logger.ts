@@ -8,7 +8,16 @@ import { fromScope } from '../request-scope.js';
 export type { Logger } from 'pino';
 
 const SECRET_FIELDS = [
-  'authorization', 'cookie', 'password', 'token', 'access_token', 'refresh_token', 'id_token', 'client_secret', 'secret', 'code_verifier',
+  'authorization',
+  'cookie',
+  'password',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'client_secret',
+  'secret',
+  'code_verifier',
 ];
 
 /** `destination` defaults to stdout; tests pass a stream to read what was logged. */

@@ -55,13 +55,15 @@ export function watchService(source: MetricSources): () => void {
 
 /** Runs `read` on every registered source that has it; a failing source (database down) is skipped. */
 async function each<T>(read: (source: MetricSources) => Promise<T> | T | undefined): Promise<T[]> {
-  const values = await Promise.all([...sources].map(async (source) => {
-    try {
-      return await read(source);
-    } catch {
-      return undefined;
-    }
-  }));
+  const values = await Promise.all(
+    [...sources].map(async (source) => {
+      try {
+        return await read(source);
+      } catch {
+        return undefined;
+      }
+    }),
+  );
   return values.filter((value): value is Awaited<T> => value !== undefined) as T[];
 }
 

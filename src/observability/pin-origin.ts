@@ -14,7 +14,9 @@ export function pinOrigin(app: Koa, baseUrl: string): void {
     href: {
       get(this: Koa.Request) {
         // An absolute-form request target ("GET http://evil.example/path") keeps only its path.
-        const target = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.test(this.originalUrl) ? this.originalUrl.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '') : this.originalUrl;
+        const target = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.test(this.originalUrl)
+          ? this.originalUrl.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '')
+          : this.originalUrl;
         return `${scheme}://${host}${target || '/'}`;
       },
       configurable: true,

@@ -10,10 +10,16 @@ export class UnreadableBody extends AppError {}
 
 function unreadable(error: unknown, maxBytes: number): AppError {
   const { status, type } = error as { status?: number; type?: string };
-  if (status === 413 || type === 'entity.too.large') return new UnreadableBody(`Request body is larger than ${maxBytes} bytes.`, { status: 413, cause: error });
-  if (type === 'encoding.unsupported' || status === 415) return new UnreadableBody('Unsupported content encoding.', { status: 415, cause: error });
-  if (error instanceof SyntaxError) return new UnreadableBody('JSON parse error: the body is not valid JSON.', { status: 400, cause: error });
-  return new UnreadableBody('The request body could not be read: it is not validly encoded for its Content-Encoding.', { status: 400, cause: error });
+  if (status === 413 || type === 'entity.too.large')
+    return new UnreadableBody(`Request body is larger than ${maxBytes} bytes.`, { status: 413, cause: error });
+  if (type === 'encoding.unsupported' || status === 415)
+    return new UnreadableBody('Unsupported content encoding.', { status: 415, cause: error });
+  if (error instanceof SyntaxError)
+    return new UnreadableBody('JSON parse error: the body is not valid JSON.', { status: 400, cause: error });
+  return new UnreadableBody('The request body could not be read: it is not validly encoded for its Content-Encoding.', {
+    status: 400,
+    cause: error,
+  });
 }
 
 export function readBody(parser: Middleware, maxBytes: number) {

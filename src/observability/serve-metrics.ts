@@ -14,7 +14,12 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Whether a caller with this Authorization header and peer address may read the metrics. */
-function allowed(settings: Settings['metrics'], authorization: string | undefined, peer: string | undefined, behindProxy: boolean): boolean {
+function allowed(
+  settings: Settings['metrics'],
+  authorization: string | undefined,
+  peer: string | undefined,
+  behindProxy: boolean,
+): boolean {
   if (settings.token) {
     const given = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1] ?? '';
     return timingSafeEqual(digest(given), digest(settings.token));

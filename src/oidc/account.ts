@@ -38,9 +38,10 @@ export function userClaims(user: UserRow, baseUrl: string): Record<string, unkno
  * request) the access group is checked by loadExistingGrant, which answers access_denied.
  */
 export function findAccount(store: Store, app: ApplicationSettings, baseUrl: string): FindAccount {
-  return (_ctx, sub, token): Promise<Account | undefined> => forEngine(async () => {
-    const { user, allowed } = await userAllowedIn(store, app, sub);
-    if (!user?.is_active || (token && !allowed)) return undefined;
-    return { accountId: user.uuid, claims: async () => ({ ...userClaims(user, baseUrl), sub: user.uuid }) };
-  });
+  return (_ctx, sub, token): Promise<Account | undefined> =>
+    forEngine(async () => {
+      const { user, allowed } = await userAllowedIn(store, app, sub);
+      if (!user?.is_active || (token && !allowed)) return undefined;
+      return { accountId: user.uuid, claims: async () => ({ ...userClaims(user, baseUrl), sub: user.uuid }) };
+    });
 }

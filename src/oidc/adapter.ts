@@ -15,52 +15,58 @@ const SINGLE_USE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', '
 
 export function adapterFactory(store: Store): (model: string) => Adapter {
   return (model) => ({
-    upsert: (id, payload, expiresIn) => forEngine(async () => {
-      // Last line of defence: whatever parameter carried it, text PostgreSQL cannot hold is the client's error.
-      if (inputProblem(payload)) throw new errors.InvalidRequest('a parameter contains characters that are not allowed');
-      const row = {
-        model,
-        id,
-        payload: payload as Record<string, unknown>,
-        grant_id: payload.grantId ?? null,
-        user_code: payload.userCode ?? null,
-        uid: payload.uid ?? null,
-        account_id: payload.accountId ?? null,
-        client_id: payload.clientId ?? null,
-        // The payload's own expiry (whole seconds) where it has one: a grant saved again without a new expiry
-        // keeps the same column, and so makes no change notice (migration 0009).
-        expires_at: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
-      };
-      if (unchangedSave(model, id, row.payload)) return; // the session's sliding expiry, a grant as it was read
-      rememberStored(model, id, row.payload);
-      if (noteUpsert(row)) return; // the token endpoint writes it with the rest of its answer (write-batch.ts)
-      await commitWriteBatch(store);
-      await store.oidcPayloads.upsert(row);
-    }),
+    upsert: (id, payload, expiresIn) =>
+      forEngine(async () => {
+        // Last line of defence: whatever parameter carried it, text PostgreSQL cannot hold is the client's error.
+        if (inputProblem(payload)) throw new errors.InvalidRequest('a parameter contains characters that are not allowed');
+        const row = {
+          model,
+          id,
+          payload: payload as Record<string, unknown>,
+          grant_id: payload.grantId ?? null,
+          user_code: payload.userCode ?? null,
+          uid: payload.uid ?? null,
+          account_id: payload.accountId ?? null,
+          client_id: payload.clientId ?? null,
+          // The payload's own expiry (whole seconds) where it has one: a grant saved again without a new expiry
+          // keeps the same column, and so makes no change notice (migration 0009).
+          expires_at:
+            typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+        };
+        if (unchangedSave(model, id, row.payload)) return; // the session's sliding expiry, a grant as it was read
+        rememberStored(model, id, row.payload);
+        if (noteUpsert(row)) return; // the token endpoint writes it with the rest of its answer (write-batch.ts)
+        await commitWriteBatch(store);
+        await store.oidcPayloads.upsert(row);
+      }),
 
-    find: (id) => forEngine(async () => {
-      const noted = notedRow(model, id);
-      if (noted) return toPayload({ ...noted, consumed_at: null });
-      return toPayload(stored(recall(model, id) ?? await store.oidcPayloads.find(model, id, new Date())));
-    }),
+    find: (id) =>
+      forEngine(async () => {
+        const noted = notedRow(model, id);
+        if (noted) return toPayload({ ...noted, consumed_at: null });
+        return toPayload(stored(recall(model, id) ?? (await store.oidcPayloads.find(model, id, new Date()))));
+      }),
     findByUid: (uid) => forEngine(async () => toPayload(stored(await store.oidcPayloads.findByUid(model, uid, new Date())))),
     findByUserCode: (userCode) => forEngine(async () => toPayload(await store.oidcPayloads.findByUserCode(model, userCode, new Date()))),
 
-    consume: (id) => forEngine(async () => {
-      if (SINGLE_USE.has(model) && noteConsume(model, id)) return;
-      await commitWriteBatch(store);
-      const won = await store.oidcPayloads.consume(model, id, new Date());
-      if (!won && SINGLE_USE.has(model)) throw new errors.InvalidGrant('grant already used');
-    }),
+    consume: (id) =>
+      forEngine(async () => {
+        if (SINGLE_USE.has(model) && noteConsume(model, id)) return;
+        await commitWriteBatch(store);
+        const won = await store.oidcPayloads.consume(model, id, new Date());
+        if (!won && SINGLE_USE.has(model)) throw new errors.InvalidGrant('grant already used');
+      }),
 
-    destroy: (id) => forEngine(async () => {
-      await commitWriteBatch(store);
-      await store.oidcPayloads.destroy(model, id);
-    }),
-    revokeByGrantId: (grantId) => forEngine(async () => {
-      await commitWriteBatch(store);
-      await store.oidcPayloads.revokeByGrantId(grantId);
-    }),
+    destroy: (id) =>
+      forEngine(async () => {
+        await commitWriteBatch(store);
+        await store.oidcPayloads.destroy(model, id);
+      }),
+    revokeByGrantId: (grantId) =>
+      forEngine(async () => {
+        await commitWriteBatch(store);
+        await store.oidcPayloads.revokeByGrantId(grantId);
+      }),
   });
 }
 

@@ -28,14 +28,18 @@ import { audit, currentActor } from '../domain/audit.js';
 const oauthError = (status: number, error: string, description: string, headers: Record<string, string> = {}) =>
   new ProtocolError(status, error, description, headers);
 
-const unknownClient = () => new PageError(400, {
-  title: 'Sign-in error',
-  heading: 'This sign-in request cannot be completed',
-  message: 'The application that sent you here is not registered with this service. Go back and try again, or contact its support.',
-  code: 'invalid_client',
-});
+const unknownClient = () =>
+  new PageError(400, {
+    title: 'Sign-in error',
+    heading: 'This sign-in request cannot be completed',
+    message: 'The application that sent you here is not registered with this service. Go back and try again, or contact its support.',
+    code: 'invalid_client',
+  });
 
-const invalidToken = () => oauthError(401, 'invalid_token', 'invalid token provided', { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="invalid token provided"' });
+const invalidToken = () =>
+  oauthError(401, 'invalid_token', 'invalid token provided', {
+    'WWW-Authenticate': 'Bearer error="invalid_token", error_description="invalid token provided"',
+  });
 
 /**
  * The spec's rule: a request without the openid scope is refused with invalid_scope, whatever else it carries.
@@ -54,7 +58,11 @@ function openidRequiredIsInvalidScope(ctx: Context) {
 /** RFC 6749 §5.2 calls a grant type the client may not use unauthorized_client; the engine says invalid_request. */
 function grantNotAllowedIsUnauthorizedClient(ctx: Context) {
   const body = ctx.body as { error?: string; error_description?: string } | undefined;
-  if (ctx.status === 400 && body?.error === 'invalid_request' && body.error_description === 'requested grant type is not allowed for this client') {
+  if (
+    ctx.status === 400 &&
+    body?.error === 'invalid_request' &&
+    body.error_description === 'requested grant type is not allowed for this client'
+  ) {
     ctx.body = { ...body, error: 'unauthorized_client' };
   }
 }
@@ -156,7 +164,9 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     const limited = await limits.check([['client_auth', key]]);
     if (!limited.allowed) {
       const wait = limited.retryAfterSeconds;
-      throw oauthError(429, 'invalid_client', `too many failed client authentications; try again in ${wait} s`, { 'Retry-After': String(wait) });
+      throw oauthError(429, 'invalid_client', `too many failed client authentications; try again in ${wait} s`, {
+        'Retry-After': String(wait),
+      });
     }
     if (inner === '/token/') {
       await checkMachineScopes(ctx, entry.app);
@@ -169,9 +179,14 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     grantNotAllowedIsUnauthorizedClient(ctx);
     if (inner === '/revoke/' && ctx.status === 200) {
       const hint = (await formOf(ctx)).token_type_hint;
-      await audit(store, 'token.revoked', { app: entry.app.slug, actor: { ...currentActor(), type: 'client', id: entry.app.client_id }, details: { hint: typeof hint === 'string' ? hint.slice(0, 40) : null } });
+      await audit(store, 'token.revoked', {
+        app: entry.app.slug,
+        actor: { ...currentActor(), type: 'client', id: entry.app.client_id },
+        details: { hint: typeof hint === 'string' ? hint.slice(0, 40) : null },
+      });
     }
-    if (ctx.status === 401 && (ctx.body as { error?: string } | undefined)?.error === 'invalid_client') await limits.attempt([['client_auth', key]]);
+    if (ctx.status === 401 && (ctx.body as { error?: string } | undefined)?.error === 'invalid_client')
+      await limits.attempt([['client_auth', key]]);
   }
 
   /** The tokens in a 200 answer are written now, with the consume of what was redeemed (write-batch.ts). */
@@ -193,7 +208,10 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     const credentials = await readClientCredentials(ctx);
     const key = `${credentials.clientId}|${ctx.ip}`;
     const limited = await limits.check([['client_auth', key]]);
-    if (!limited.allowed) throw oauthError(429, 'invalid_client', 'too many failed client authentications', { 'Retry-After': String(limited.retryAfterSeconds) });
+    if (!limited.allowed)
+      throw oauthError(429, 'invalid_client', 'too many failed client authentications', {
+        'Retry-After': String(limited.retryAfterSeconds),
+      });
     const caller = authenticatedCaller(providers, credentials);
     if (!caller) {
       await limits.attempt([['client_auth', key]]);

@@ -5,15 +5,20 @@
  */
 import type { Context } from 'koa';
 
-const ENGINE_PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
+const ENGINE_PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
 
 /** script-src keeps only the hashes the engine added; without any, no script at all. */
 function onlyHashedScripts(policy: string): string {
-  return policy.split(';').map((directive) => directive.trim()).flatMap((directive) => {
-    if (!directive.startsWith('script-src')) return [directive];
-    const hashes = directive.split(/\s+/).filter((source) => source.startsWith("'sha256-"));
-    return hashes.length ? [`script-src ${hashes.join(' ')}`] : [];
-  }).join('; ');
+  return policy
+    .split(';')
+    .map((directive) => directive.trim())
+    .flatMap((directive) => {
+      if (!directive.startsWith('script-src')) return [directive];
+      const hashes = directive.split(/\s+/).filter((source) => source.startsWith("'sha256-"));
+      return hashes.length ? [`script-src ${hashes.join(' ')}`] : [];
+    })
+    .join('; ');
 }
 
 /** What the policy becomes when the engine added nothing (every JSON answer): computed once. */

@@ -15,8 +15,16 @@ import { formOf, type ClientCredentials } from './read-client.js';
 import type { AppProvider, ProviderSet } from './providers.js';
 
 type EngineToken = {
-  kind: string; isValid: boolean; clientId: string; accountId?: string; grantId?: string; scope?: string;
-  exp: number; iat: number; jkt?: string; tokenType?: string;
+  kind: string;
+  isValid: boolean;
+  clientId: string;
+  accountId?: string;
+  grantId?: string;
+  scope?: string;
+  exp: number;
+  iat: number;
+  jkt?: string;
+  tokenType?: string;
 };
 
 /** The caller, when its client_id and secret are right (constant-time); public applications cannot introspect. */
@@ -30,7 +38,9 @@ export function authenticatedCaller(providers: ProviderSet, credentials: ClientC
 
 async function findToken(caller: AppProvider, value: string, hint: unknown): Promise<EngineToken | undefined> {
   const { provider } = caller;
-  const models = [provider.AccessToken, provider.ClientCredentials, provider.RefreshToken] as unknown as Array<{ find(id: string): Promise<EngineToken | undefined> }>;
+  const models = [provider.AccessToken, provider.ClientCredentials, provider.RefreshToken] as unknown as Array<{
+    find(id: string): Promise<EngineToken | undefined>;
+  }>;
   // The hint only orders the search (RFC 7662 §2.1).
   if (hint === 'refresh_token') models.unshift(models.pop()!);
   for (const model of models) {

@@ -33,7 +33,9 @@ export function recordEndedSessions(store: Store, logger: Logger) {
     const session = ctx.oidc.session as unknown as SessionSnapshot | undefined;
     if (!session?.destroyed || !session.accountId) return;
     const authorizations = Object.entries(session.authorizations ?? {}).map(([client_id, { sid, grantId }]) => ({
-      client_id, ...(sid ? { sid } : {}), ...(grantId ? { grant_id: grantId } : {}),
+      client_id,
+      ...(sid ? { sid } : {}),
+      ...(grantId ? { grant_id: grantId } : {}),
     }));
     try {
       await recordEndedSession(store, { sub: session.accountId, authorizations });

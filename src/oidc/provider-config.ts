@@ -26,7 +26,6 @@ export interface ProviderParts {
 
 const CODE_TTL = 60; // spec §8: fixed, not configurable
 
-
 /** Parameters with NUL characters would be stored with the interaction: refused as invalid_request. */
 function rejectUnstorableParams(ctx: KoaContextWithOIDC) {
   for (const [name, value] of Object.entries(ctx.oidc.params ?? {})) {
@@ -48,22 +47,25 @@ function asksForSignIn(ctx: KoaContextWithOIDC): boolean {
  * sign-in page lets another user in (whose access is checked when they finish).
  */
 function loadGrant(app: ApplicationSettings, store: Store) {
-  return (ctx: KoaContextWithOIDC) => forEngine(async () => {
-    const { client, session, params, provider } = ctx.oidc;
-    const accountId = session!.accountId!;
-    const { allowed } = await userAllowedIn(store, app, accountId);
-    if (!allowed) {
-      if (asksForSignIn(ctx)) return undefined;
-      throw new errors.AccessDenied('you are not allowed to use this application');
-    }
-    const grantId = ctx.oidc.result?.consent?.grantId ?? session!.grantIdFor(client!.clientId);
-    const grant = (grantId && (await provider.Grant.find(grantId))) || new provider.Grant({ clientId: client!.clientId, accountId });
-    const requested = String(params!.scope ?? '').split(' ').filter((scope) => (app.scopes as readonly string[]).includes(scope));
-    grant.addOIDCScope(requested.join(' '));
-    await grant.save();
-    askForSessionClaims(ctx);
-    return grant;
-  });
+  return (ctx: KoaContextWithOIDC) =>
+    forEngine(async () => {
+      const { client, session, params, provider } = ctx.oidc;
+      const accountId = session!.accountId!;
+      const { allowed } = await userAllowedIn(store, app, accountId);
+      if (!allowed) {
+        if (asksForSignIn(ctx)) return undefined;
+        throw new errors.AccessDenied('you are not allowed to use this application');
+      }
+      const grantId = ctx.oidc.result?.consent?.grantId ?? session!.grantIdFor(client!.clientId);
+      const grant = (grantId && (await provider.Grant.find(grantId))) || new provider.Grant({ clientId: client!.clientId, accountId });
+      const requested = String(params!.scope ?? '')
+        .split(' ')
+        .filter((scope) => (app.scopes as readonly string[]).includes(scope));
+      grant.addOIDCScope(requested.join(' '));
+      await grant.save();
+      askForSessionClaims(ctx);
+      return grant;
+    });
 }
 
 /**
@@ -79,10 +81,12 @@ function askForSessionClaims(ctx: KoaContextWithOIDC) {
 function clientMetadata(app: ApplicationSettings): ClientMetadata {
   return {
     client_id: app.client_id,
-    ...(app.client_type === 'public' ? { token_endpoint_auth_method: 'none' } : {
-      client_secret: app.client_secret!,
-      token_endpoint_auth_method: 'client_secret_basic', // the engine accepts client_secret_post as well
-    }),
+    ...(app.client_type === 'public'
+      ? { token_endpoint_auth_method: 'none' }
+      : {
+          client_secret: app.client_secret!,
+          token_endpoint_auth_method: 'client_secret_basic', // the engine accepts client_secret_post as well
+        }),
     client_name: app.name,
     application_type: applicationType(app),
     redirect_uris: app.redirect_uris,
@@ -144,7 +148,12 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
         if (ctx.oidc.route !== 'authorization') return;
         rejectUnstorableParams(ctx);
         // The engine treats a request without openid as plain OAuth; the spec requires it.
-        if (!String(value ?? '').split(' ').includes('openid')) throw new errors.InvalidScope('the openid scope is required', 'openid');
+        if (
+          !String(value ?? '')
+            .split(' ')
+            .includes('openid')
+        )
+          throw new errors.InvalidScope('the openid scope is required', 'openid');
       },
     },
     interactions: { url: (_ctx, interaction) => parts.interactionPath(app.slug, interaction.uid) },

@@ -33,7 +33,10 @@ export function answerPublished(ctx: Context, provider: Provider, path: string):
 export function keepPublished(ctx: Context, provider: Provider, path: string): void {
   if (ctx.status !== 200 || ctx.method !== 'GET' || ctx.body == null) return;
   const body = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body);
-  const headers = Object.fromEntries(KEPT.map((name) => [name, ctx.response.get(name)]).filter(([, value]) => value)) as Record<string, string>;
+  const headers = Object.fromEntries(KEPT.map((name) => [name, ctx.response.get(name)]).filter(([, value]) => value)) as Record<
+    string,
+    string
+  >;
   let forProvider = published.get(provider);
   if (!forProvider) published.set(provider, (forProvider = new Map()));
   forProvider.set(path, { body, type: ctx.response.get('Content-Type') || 'application/json; charset=utf-8', headers });

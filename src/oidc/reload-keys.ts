@@ -37,7 +37,11 @@ export function providersFollowingKeys(parts: ProviderParts & { logger: Logger }
   const install = (keys: SigningJwk[]) => swapProviders(providers, createProviders({ ...parts, keys }));
   if (parts.keys.length) install(parts.keys);
   const keys = signingKeyWatch({
-    store: parts.store, secret: parts.settings.secrets.key, current: parts.keys.map((key) => key.kid), apply: install, logger: parts.logger,
+    store: parts.store,
+    secret: parts.settings.secrets.key,
+    current: parts.keys.map((key) => key.kid),
+    apply: install,
+    logger: parts.logger,
   });
   return { providers, keys };
 }

@@ -11,10 +11,29 @@ import { applicationHome } from '../interactions/load-interaction.js';
 function pageFor(ctx: KoaContextWithOIDC, out: ErrorOut, error: unknown): PageError {
   const again = { href: ctx.method === 'GET' ? ctx.originalUrl : '/', label: 'Try again' };
   if (out.error === 'temporarily_unavailable' || error instanceof Unavailable) {
-    return new PageError(503, { title: 'Try again shortly', heading: 'Briefly unavailable', message: 'We could not complete this just now. Try again in a few seconds.', link: again, code: out.error }, error);
+    return new PageError(
+      503,
+      {
+        title: 'Try again shortly',
+        heading: 'Briefly unavailable',
+        message: 'We could not complete this just now. Try again in a few seconds.',
+        link: again,
+        code: out.error,
+      },
+      error,
+    );
   }
   if (out.error === 'server_error') {
-    return new PageError(500, { heading: 'Something went wrong', message: 'This is a fault on our side, not yours. Try again in a moment.', link: again, code: out.error }, error);
+    return new PageError(
+      500,
+      {
+        heading: 'Something went wrong',
+        message: 'This is a fault on our side, not yours. Try again in a moment.',
+        link: again,
+        code: out.error,
+      },
+      error,
+    );
   }
   const status = ctx.status >= 400 && ctx.status < 500 ? ctx.status : 400;
   // A known application gets a way back to it.
@@ -22,19 +41,30 @@ function pageFor(ctx: KoaContextWithOIDC, out: ErrorOut, error: unknown): PageEr
   const home = client?.redirectUris && applicationHome(client.redirectUris);
   const back = home ? { link: { href: home, label: `Back to ${client!.clientName ?? 'the application'}` } } : {};
   if (ctx.oidc?.route?.startsWith('end_session')) {
-    return new PageError(status, {
-      title: 'Sign-out error',
-      heading: 'This sign-out request cannot be completed',
-      message: 'The sign-out link is not valid: it may be incomplete, changed, or meant for another application. Go back to the application and sign out there.',
-      code: out.error, ...back,
-    }, error);
+    return new PageError(
+      status,
+      {
+        title: 'Sign-out error',
+        heading: 'This sign-out request cannot be completed',
+        message:
+          'The sign-out link is not valid: it may be incomplete, changed, or meant for another application. Go back to the application and sign out there.',
+        code: out.error,
+        ...back,
+      },
+      error,
+    );
   }
-  const message = out.error === 'invalid_client'
-    ? 'The application that sent you here is not registered with this service. Go back and try again, or contact its support.'
-    : /redirect_uri/.test(out.error_description ?? '')
-      ? 'The application that sent you here asked to return to an address it has not registered. Contact its support.'
-      : 'The application sent an incomplete or invalid sign-in request. Go back to the application and try again.';
-  return new PageError(status, { title: 'Sign-in error', heading: 'This sign-in request cannot be completed', message, code: out.error, ...back }, error);
+  const message =
+    out.error === 'invalid_client'
+      ? 'The application that sent you here is not registered with this service. Go back and try again, or contact its support.'
+      : /redirect_uri/.test(out.error_description ?? '')
+        ? 'The application that sent you here asked to return to an address it has not registered. Contact its support.'
+        : 'The application sent an incomplete or invalid sign-in request. Go back to the application and try again.';
+  return new PageError(
+    status,
+    { title: 'Sign-in error', heading: 'This sign-in request cannot be completed', message, code: out.error, ...back },
+    error,
+  );
 }
 
 export async function renderEngineError(ctx: KoaContextWithOIDC, out: ErrorOut, error?: unknown): Promise<void> {

@@ -35,6 +35,13 @@ export async function prepareOidc(settings: Settings, store: Store, logger: Logg
   await ensureSigningKey(store, settings.secrets.key);
   const keys = await loadSigningKeys(store, settings.secrets.key);
   const keysForCookies = secretsFrom(settings.secrets.key).cookieKeys();
-  const { providers, keys: watch } = providersFollowingKeys({ settings, store, keys, cookieKeys: keysForCookies, logger, interactionPath: parts.interactionPath });
+  const { providers, keys: watch } = providersFollowingKeys({
+    settings,
+    store,
+    keys,
+    cookieKeys: keysForCookies,
+    logger,
+    interactionPath: parts.interactionPath,
+  });
   return { providers, cookieKeys: keysForCookies, dispatch: dispatchOidc(providers, store, parts.limits) as Middleware, keys: watch };
 }

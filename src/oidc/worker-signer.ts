@@ -17,7 +17,12 @@ export function workerLogoutSigner(settings: Settings, store: Store, logger: Log
   // These providers only sign: they are never mounted, so no browser is ever sent to an interaction.
   const interactionPath = () => '/';
   const { providers, keys } = providersFollowingKeys({
-    settings, store, keys: [], cookieKeys: secretsFrom(settings.secrets.key).cookieKeys(), logger, interactionPath,
+    settings,
+    store,
+    keys: [],
+    cookieKeys: secretsFrom(settings.secrets.key).cookieKeys(),
+    logger,
+    interactionPath,
   });
   const sign = logoutTokenSigner(providers);
   const reloadMs = settings.keys.reload_seconds * 1000;

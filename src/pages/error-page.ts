@@ -4,6 +4,11 @@ import type { PageError } from '../errors.js';
 import { renderPage } from './render-page.js';
 
 export function renderErrorPage(ctx: Context, error: PageError): void {
-  renderPage(ctx, 'error', { title: error.title, heading: error.heading, message: error.message, link: error.link, code: error.code }, error.status);
+  renderPage(
+    ctx,
+    'error',
+    { title: error.title, heading: error.heading, message: error.message, link: error.link, code: error.code },
+    error.status,
+  );
   ctx.set(error.headers);
 }

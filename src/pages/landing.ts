@@ -18,7 +18,9 @@ export function landingRouter(settings: Settings, checks: ReadinessCheck[]): Rou
     renderPage(ctx, 'landing', {
       title: 'Identity service',
       ready,
-      unavailable: Object.entries(states).filter(([, state]) => state !== 'ok').map(([name]) => name),
+      unavailable: Object.entries(states)
+        .filter(([, state]) => state !== 'ok')
+        .map(([name]) => name),
       applications: settings.applications.map((app) => ({
         name: app.name,
         discovery: `${base}/application/o/${app.slug}/.well-known/openid-configuration`,

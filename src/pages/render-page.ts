@@ -10,14 +10,15 @@ import type { Context } from 'koa';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** src/pages → ../../views; dist/src/pages → ../../../views. */
-export const VIEWS_DIR = [path.resolve(here, '../../views'), path.resolve(here, '../../../views')].find((dir) =>
-  existsSync(path.join(dir, 'layout.eta')),
-) ?? path.resolve(here, '../../views');
+export const VIEWS_DIR =
+  [path.resolve(here, '../../views'), path.resolve(here, '../../../views')].find((dir) => existsSync(path.join(dir, 'layout.eta'))) ??
+  path.resolve(here, '../../views');
 
 const eta = new Eta({ views: VIEWS_DIR, autoEscape: true, cache: true, useWith: false });
 
 // No form-action: a successful sign-in redirects to the application's own origin, which Chrome checks too.
-const PAGE_CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
 
 export interface PageData {
   title: string;

@@ -10,10 +10,12 @@ const PATH = new RegExp(`^/avatars/(${UUID.source.slice(1, -1)})\\.svg$`, 'i');
 
 export function avatarSvg(uuid: string): string {
   const hue = createHash('sha256').update(uuid.toLowerCase()).digest().readUInt16BE(0) % 360;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128" viewBox="0 0 128 128">`
-    + `<rect width="128" height="128" fill="hsl(${hue} 55% 45%)"/>`
-    + `<circle cx="64" cy="50" r="22" fill="hsl(${hue} 60% 88%)"/>`
-    + `<path d="M24 118c4-24 20-36 40-36s36 12 40 36z" fill="hsl(${hue} 60% 88%)"/></svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128" viewBox="0 0 128 128">` +
+    `<rect width="128" height="128" fill="hsl(${hue} 55% 45%)"/>` +
+    `<circle cx="64" cy="50" r="22" fill="hsl(${hue} 60% 88%)"/>` +
+    `<path d="M24 118c4-24 20-36 40-36s36 12 40 36z" fill="hsl(${hue} 60% 88%)"/></svg>`
+  );
 }
 
 export async function serveAvatar(ctx: Context, next: Next) {

@@ -10,7 +10,8 @@ import { VIEWS_DIR } from './render-page.js';
 
 const require = createRequire(import.meta.url);
 /** The package's exports name no bundle: find it beside its CommonJS entry (script/index.js). */
-const webauthnBundle = () => path.join(path.dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js');
+const webauthnBundle = () =>
+  path.join(path.dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js');
 
 export function serveStatic() {
   const files = new Map<string, { type: string; body: Buffer }>([

@@ -13,6 +13,13 @@ export function mailQueue(connection: Redis, prefix: string): Queue<MailMessage>
  * Five attempts, 2 s doubling: an SMTP hiccup of about a minute is absorbed; the code stays valid 10 minutes.
  * A sent message leaves Redis at once and a failed one after an hour: job data holds codes in clear.
  */
-export const enqueueMail = (queue: Queue<MailMessage>): SendMail => async (message) => {
-  await queue.add('mail', message, { attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: true, removeOnFail: { age: 3600 } });
-};
+export const enqueueMail =
+  (queue: Queue<MailMessage>): SendMail =>
+  async (message) => {
+    await queue.add('mail', message, {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: true,
+      removeOnFail: { age: 3600 },
+    });
+  };

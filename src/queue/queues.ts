@@ -8,7 +8,9 @@ import type { Settings } from '../settings/schema.js';
 
 export const QUEUES = { deliveries: 'deliveries' } as const;
 
-export interface DeliveryJob { deliveryId: string }
+export interface DeliveryJob {
+  deliveryId: string;
+}
 
 export function redisConnection(url: string, role: 'producer' | 'worker'): Redis {
   return new Redis(url, {
@@ -25,7 +27,10 @@ export function redisConnection(url: string, role: 'producer' | 'worker'): Redis
 /** A failed attempt whose receiver said when to come back (Retry-After): the next attempt waits `delayMs`. */
 export class RetryLater extends Error {
   override name = 'RetryLater';
-  constructor(message: string, readonly delayMs: number) {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
     super(message);
   }
 }
@@ -37,7 +42,7 @@ export const DELIVERY_BACKOFF = 'retry-after-or-exponential';
 export const deliveryBackoff = (attemptsMade: number, _type?: string, error?: Error, job?: { opts: JobsOptions }): number => {
   if (error instanceof RetryLater) return error.delayMs;
   const backoff = job?.opts.backoff;
-  const delay = typeof backoff === 'object' ? backoff.delay ?? 0 : backoff ?? 0;
+  const delay = typeof backoff === 'object' ? (backoff.delay ?? 0) : (backoff ?? 0);
   return Math.round(2 ** (attemptsMade - 1) * delay);
 };
 

@@ -40,7 +40,11 @@ async function readNodeConfig(): Promise<Plain> {
     // shape: one line, naming the variable in our words rather than node-config's parser internals.
     const first = (error as Error).message.split('\n')[0]!;
     const variable = /__format parser error in (\w+)/.exec(first)?.[1];
-    throw new ConfigError(variable ? `config: ${variable}=${JSON.stringify(process.env[variable] ?? '')} is not a valid value (expected JSON, e.g. a number or true/false)` : `config: ${first}`);
+    throw new ConfigError(
+      variable
+        ? `config: ${variable}=${JSON.stringify(process.env[variable] ?? '')} is not a valid value (expected JSON, e.g. a number or true/false)`
+        : `config: ${first}`,
+    );
   }
   return config.util.toObject() as Plain;
 }

@@ -8,7 +8,14 @@ import { load as parseYaml } from 'js-yaml';
 import { settingsSchema } from './schema.js';
 import { describeRule } from './validate.js';
 
-type Node = { type?: string; description?: string; properties?: Record<string, Node>; items?: Node; default?: unknown; required?: readonly string[] };
+type Node = {
+  type?: string;
+  description?: string;
+  properties?: Record<string, Node>;
+  items?: Node;
+  default?: unknown;
+  required?: readonly string[];
+};
 type Plain = Record<string, unknown>;
 
 function envNames(mapping: unknown, prefix = '', out = new Map<string, string>()): Map<string, string> {
@@ -30,7 +37,8 @@ export function configReference(configDir: string): string {
   const walk = (node: Node, key: string, defaultValue: unknown) => {
     if (node.type === 'object' && node.properties) {
       if (key && node.description) rows.push(`| **\`${key}\`** | | | | ${node.description} |`);
-      for (const [name, child] of Object.entries(node.properties)) walk(child, key ? `${key}.${name}` : name, (defaultValue as Plain | undefined)?.[name] ?? child.default);
+      for (const [name, child] of Object.entries(node.properties))
+        walk(child, key ? `${key}.${name}` : name, (defaultValue as Plain | undefined)?.[name] ?? child.default);
       return;
     }
     if (node.type === 'array' && node.items?.properties) {
@@ -39,9 +47,16 @@ export function configReference(configDir: string): string {
       return;
     }
     const pattern = (node as { pattern?: string }).pattern;
-    const rule = (node.type === 'string' && pattern ? `text matching \`${pattern}\`` : describeRule(node as Plain).replace(/^must (be )?/, '')).replace(/\|/g, '\\|');
-    const required = key.includes('[]') && (settingsSchema.properties.applications.items.required as readonly string[]).includes(key.split('.').pop()!) ? ' (required)' : '';
-    rows.push(`| \`${key}\` | ${rule}${required} | ${show(defaultValue)} | ${env.get(key) ? `\`${env.get(key)}\`` : ''} | ${(node.description ?? '').replace(/\|/g, '\\|')} |`);
+    const rule = (
+      node.type === 'string' && pattern ? `text matching \`${pattern}\`` : describeRule(node as Plain).replace(/^must (be )?/, '')
+    ).replace(/\|/g, '\\|');
+    const required =
+      key.includes('[]') && (settingsSchema.properties.applications.items.required as readonly string[]).includes(key.split('.').pop()!)
+        ? ' (required)'
+        : '';
+    rows.push(
+      `| \`${key}\` | ${rule}${required} | ${show(defaultValue)} | ${env.get(key) ? `\`${env.get(key)}\`` : ''} | ${(node.description ?? '').replace(/\|/g, '\\|')} |`,
+    );
   };
   walk(settingsSchema as unknown as Node, '', defaults);
   return [

@@ -8,59 +8,105 @@ const int = (minimum: number, description: string, maximum?: number) =>
   ({ type: 'integer', minimum, ...(maximum === undefined ? {} : { maximum }), description }) as const;
 
 /** An object whose every key is required (config/default.yaml gives each a value). */
-const section = <P extends Record<string, JSONSchema>>(description: string, properties: P) => ({
-  type: 'object',
-  description,
-  additionalProperties: false,
-  required: Object.keys(properties) as Array<keyof P & string>,
-  properties,
-}) as const;
+const section = <P extends Record<string, JSONSchema>>(description: string, properties: P) =>
+  ({
+    type: 'object',
+    description,
+    additionalProperties: false,
+    required: Object.keys(properties) as Array<keyof P & string>,
+    properties,
+  }) as const;
 
 export const settingsSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['issuer', 'server', 'database', 'redis', 'data_dir', 'secrets', 'bootstrap', 'log', 'metrics', 'audit', 'api', 'tokens', 'keys', 'passwords', 'webhooks', 'worker', 'mail', 'rate_limits', 'account', 'applications'],
+  required: [
+    'issuer',
+    'server',
+    'database',
+    'redis',
+    'data_dir',
+    'secrets',
+    'bootstrap',
+    'log',
+    'metrics',
+    'audit',
+    'api',
+    'tokens',
+    'keys',
+    'passwords',
+    'webhooks',
+    'worker',
+    'mail',
+    'rate_limits',
+    'account',
+    'applications',
+  ],
   properties: {
     issuer: section('Public identity of the service.', {
       base_url: {
         type: 'string',
         pattern: '^https?://[^/?#@]+/?$',
-        description: 'Public origin of the service, e.g. https://id.example.com (no path: the service owns its host name). Every URL it emits is built from it, never from the Host or X-Forwarded-Host headers.',
+        description:
+          'Public origin of the service, e.g. https://id.example.com (no path: the service owns its host name). Every URL it emits is built from it, never from the Host or X-Forwarded-Host headers.',
       },
     }),
     server: section('HTTP listener.', {
       host: { type: 'string', minLength: 1, description: 'Interface to listen on.' },
       port: int(0, 'TCP port (0 = any free port).', 65535),
-      trust_proxy: { type: 'boolean', description: 'Behind a reverse proxy: take the client address (rate limits, logs) from X-Forwarded-For. URLs always come from issuer.base_url.' },
-      proxy_hops: int(1, 'With trust_proxy: how many proxies append to X-Forwarded-For. The client address is the entry that many from the right; entries further left are the client\'s own and never trusted.', 10),
-      shutdown_grace_seconds: int(0, 'On SIGTERM/SIGINT: new connections are refused at once; requests in flight get this long to finish before their connections are closed.', 300),
+      trust_proxy: {
+        type: 'boolean',
+        description:
+          'Behind a reverse proxy: take the client address (rate limits, logs) from X-Forwarded-For. URLs always come from issuer.base_url.',
+      },
+      proxy_hops: int(
+        1,
+        "With trust_proxy: how many proxies append to X-Forwarded-For. The client address is the entry that many from the right; entries further left are the client's own and never trusted.",
+        10,
+      ),
+      shutdown_grace_seconds: int(
+        0,
+        'On SIGTERM/SIGINT: new connections are refused at once; requests in flight get this long to finish before their connections are closed.',
+        300,
+      ),
     }),
     database: section('System of record.', {
       url: {
         type: 'string',
         pattern: '^$|^postgres(ql)?://',
-        description: 'PostgreSQL URL (postgres://user:pass@host:5432/db). A server on the same machine is best reached over its Unix socket, `postgres://user@localhost:5432/db?host=/var/run/postgresql` (the socket\'s directory): it saves each statement a TCP round through the kernel. Empty runs the embedded PGlite database in <data_dir>/db.',
+        description:
+          "PostgreSQL URL (postgres://user:pass@host:5432/db). A server on the same machine is best reached over its Unix socket, `postgres://user@localhost:5432/db?host=/var/run/postgresql` (the socket's directory): it saves each statement a TCP round through the kernel. Empty runs the embedded PGlite database in <data_dir>/db.",
       },
       pool_size: int(1, 'PostgreSQL connections per process.', 200),
-      cache_entries: int(0, 'Rows (access tokens, grants, users with their groups) each serving process keeps in memory for the token paths. The database announces every change to them (LISTEN/NOTIFY), so revocations and deactivations still count at once; while those notices cannot arrive the cache is off. 0 turns it off.', 1000000),
+      cache_entries: int(
+        0,
+        'Rows (access tokens, grants, users with their groups) each serving process keeps in memory for the token paths. The database announces every change to them (LISTEN/NOTIFY), so revocations and deactivations still count at once; while those notices cannot arrive the cache is off. 0 turns it off.',
+        1000000,
+      ),
     }),
     redis: section('Queues and rate-limit counters.', {
       url: { type: 'string', pattern: '^$|^rediss?://', description: 'Redis URL.' },
-      prefix: { type: 'string', pattern: '^[A-Za-z0-9_:-]{1,64}$', description: 'Prefix of every queue key, so several deployments can share one Redis.' },
+      prefix: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9_:-]{1,64}$',
+        description: 'Prefix of every queue key, so several deployments can share one Redis.',
+      },
     }),
     data_dir: { type: 'string', minLength: 1, description: 'Folder for the embedded database, the generated secret key and local mail.' },
     secrets: section('Encryption of secrets at rest.', {
       key: {
         type: 'string',
         pattern: '^$|^.{32,}$',
-        description: 'At least 32 characters (e.g. `openssl rand -hex 32`). Required in production; elsewhere an empty key is generated into <data_dir>/secret.key.',
+        description:
+          'At least 32 characters (e.g. `openssl rand -hex 32`). Required in production; elsewhere an empty key is generated into <data_dir>/secret.key.',
       },
     }),
     bootstrap: section('First start.', {
       token: {
         type: 'string',
         pattern: '^$|^.{32,}$',
-        description: 'When set (at least 32 characters) and the database has no API token yet, it becomes an API token with every scope. Otherwise one is generated and printed once.',
+        description:
+          'When set (at least 32 characters) and the database has no API token yet, it becomes an API token with every scope. Otherwise one is generated and printed once.',
       },
     }),
     log: section('Logging (pino, JSON lines on stdout).', {
@@ -68,8 +114,17 @@ export const settingsSchema = {
     }),
     metrics: section('Prometheus metrics at /metrics (docs/operating.md).', {
       enabled: { type: 'boolean', description: 'Serve /metrics at all.' },
-      token: { type: 'string', pattern: '^$|^.{16,}$', description: 'When set (at least 16 characters), /metrics needs `Authorization: Bearer <token>`. When empty, the main listener serves /metrics to loopback callers only (and not at all with server.trust_proxy).' },
-      port: int(0, 'When not 0, /metrics is served on its own listener at server.host:port (for a scraper on a private network) and not on the main one; the token still applies when set.', 65535),
+      token: {
+        type: 'string',
+        pattern: '^$|^.{16,}$',
+        description:
+          'When set (at least 16 characters), /metrics needs `Authorization: Bearer <token>`. When empty, the main listener serves /metrics to loopback callers only (and not at all with server.trust_proxy).',
+      },
+      port: int(
+        0,
+        'When not 0, /metrics is served on its own listener at server.host:port (for a scraper on a private network) and not on the main one; the token still applies when set.',
+        65535,
+      ),
     }),
     audit: section('The audit trail (GET /api/v3/events/audit/, idp audit list).', {
       retention_days: int(1, 'Events older than this many days are deleted by the periodic sweep.', 36500),
@@ -85,7 +140,13 @@ export const settingsSchema = {
       refresh_token_ttl: int(1, 'Refresh token lifetime.'),
     }),
     keys: section('ID-token signing keys (`idp keys rotate`; docs/operating.md).', {
-      reload_seconds: { type: 'number', minimum: 0, maximum: 3600, description: 'How often each `idp serve` process reads the stored key ids; when they changed (a rotation), it signs with the new active key and publishes the new set without a restart. `idp worker` checks at most this often, when it signs a logout token. 0: keys are read at start only. Fractions allowed.' },
+      reload_seconds: {
+        type: 'number',
+        minimum: 0,
+        maximum: 3600,
+        description:
+          'How often each `idp serve` process reads the stored key ids; when they changed (a rotation), it signs with the new active key and publishes the new set without a restart. `idp worker` checks at most this often, when it signs a logout token. 0: keys are read at start only. Fractions allowed.',
+      },
     }),
     passwords: section('Password hashing and policy.', {
       bcrypt_cost: int(4, 'bcrypt cost factor.', 15),
@@ -93,33 +154,79 @@ export const settingsSchema = {
       max_length: int(1, 'Longest accepted password (bcrypt reads at most 72 bytes; longer ones are pre-hashed).', 1024),
     }),
     webhooks: section('Delivery of webhooks and backchannel logout tokens.', {
-      timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: 60, description: 'A receiver must answer within this time (spec: 5 s).' },
+      timeout_seconds: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: 60,
+        description: 'A receiver must answer within this time (spec: 5 s).',
+      },
       retries: int(0, 'Attempts after the first when a receiver fails with 5xx, 429, a timeout or a connection error.', 20),
-      backoff_seconds: { type: 'number', exclusiveMinimum: 0, description: 'First retry delay; each next one doubles (10 → 10 s, 20 s, 40 s). Fractions allowed.' },
-      allow_insecure_loopback: { type: 'boolean', description: 'Allow http:// receivers on 127.0.0.1/localhost/[::1] (tests, local development). Everything else must be https.' },
-      retry_after_max_seconds: int(0, 'A 429 or 503 answer with Retry-After (seconds or an HTTP date) sets the delay before the next attempt instead of the backoff, capped to this many seconds. Keep it below worker.requeue_after_seconds.', 3600),
+      backoff_seconds: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        description: 'First retry delay; each next one doubles (10 → 10 s, 20 s, 40 s). Fractions allowed.',
+      },
+      allow_insecure_loopback: {
+        type: 'boolean',
+        description: 'Allow http:// receivers on 127.0.0.1/localhost/[::1] (tests, local development). Everything else must be https.',
+      },
+      retry_after_max_seconds: int(
+        0,
+        'A 429 or 503 answer with Retry-After (seconds or an HTTP date) sets the delay before the next attempt instead of the backoff, capped to this many seconds. Keep it below worker.requeue_after_seconds.',
+        3600,
+      ),
     }),
     worker: section('Background work (BullMQ on Redis).', {
-      embedded: { type: 'boolean', description: '`idp serve` also runs the workers and the outbox relay in-process (one process does everything). Turn off when running `idp worker` replicas.' },
+      embedded: {
+        type: 'boolean',
+        description:
+          '`idp serve` also runs the workers and the outbox relay in-process (one process does everything). Turn off when running `idp worker` replicas.',
+      },
       relay_interval_ms: int(10, 'How often the outbox relay looks for new events.', 60000),
       concurrency: int(1, 'Deliveries in flight per worker process.', 1000),
       stalled_interval_ms: int(1000, 'How soon a delivery held by a dead worker is retried.'),
-      requeue_after_seconds: { type: 'number', exclusiveMinimum: 0, description: 'A delivery still pending this long after its last change is queued again (its job was lost, e.g. with a Redis restart). Keep it above timeout × attempts + the backoff delays.' },
+      requeue_after_seconds: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        description:
+          'A delivery still pending this long after its last change is queued again (its job was lost, e.g. with a Redis restart). Keep it above timeout × attempts + the backoff delays.',
+      },
     }),
     mail: section('Outgoing e-mail (password-setup codes), sent by the workers through the `mail` queue.', {
-      smtp_url: { type: 'string', pattern: '^(|smtps?://.+)$', description: 'SMTP server, e.g. smtp://user:pass@mail.example.com:587 (STARTTLS) or smtps://…:465. Empty: messages are logged and written to <data_dir>/mail/ (development only).' },
+      smtp_url: {
+        type: 'string',
+        pattern: '^(|smtps?://.+)$',
+        description:
+          'SMTP server, e.g. smtp://user:pass@mail.example.com:587 (STARTTLS) or smtps://…:465. Empty: messages are logged and written to <data_dir>/mail/ (development only).',
+      },
       from: { type: 'string', minLength: 3, description: 'Sender address of the messages.' },
     }),
-    rate_limits: section('Brute-force and abuse protection (counters in Redis; while Redis is down each process keeps its own, so the limits hold per process).', {
-      account_failures: int(1, 'Failed passwords for one account from one client address within the window; further attempts from that address wait until it ends (other addresses are not locked out).'),
-      account_failures_all_addresses: int(1, 'Failed passwords for one account from all addresses within the window (a distributed guess); further attempts wait until it ends. Password setup and reset stay open.'),
-      account_window_seconds: int(1, 'Window of the per-account counters.'),
-      ip_per_minute: int(1, 'Failed password, code and passkey attempts (and setup or reset mails) per client IP per minute; right passwords do not count.'),
-      interaction_attempts: int(1, 'Second-factor and setup-code attempts per sign-in.'),
-      api_per_minute: int(1, 'Provisioning API requests per API token per minute; further requests get 429 with Retry-After.'),
-    }),
+    rate_limits: section(
+      'Brute-force and abuse protection (counters in Redis; while Redis is down each process keeps its own, so the limits hold per process).',
+      {
+        account_failures: int(
+          1,
+          'Failed passwords for one account from one client address within the window; further attempts from that address wait until it ends (other addresses are not locked out).',
+        ),
+        account_failures_all_addresses: int(
+          1,
+          'Failed passwords for one account from all addresses within the window (a distributed guess); further attempts wait until it ends. Password setup and reset stay open.',
+        ),
+        account_window_seconds: int(1, 'Window of the per-account counters.'),
+        ip_per_minute: int(
+          1,
+          'Failed password, code and passkey attempts (and setup or reset mails) per client IP per minute; right passwords do not count.',
+        ),
+        interaction_attempts: int(1, 'Second-factor and setup-code attempts per sign-in.'),
+        api_per_minute: int(1, 'Provisioning API requests per API token per minute; further requests get 429 with Retry-After.'),
+      },
+    ),
     account: section('The account page at /account/ (docs/credentials.md).', {
-      profile_edits: { type: 'boolean', description: 'People may change their own name and e-mail address there (a new address is unverified until proven). Off: the profile is read-only and only the provisioning API changes it.' },
+      profile_edits: {
+        type: 'boolean',
+        description:
+          'People may change their own name and e-mail address there (a new address is unverified until proven). Off: the profile is read-only and only the provisioning API changes it.',
+      },
       changes_per_hour: int(1, 'Changes one person may make on the account page per hour (password, second factors, passkeys, sign-outs).'),
     }),
     applications: {
@@ -130,37 +237,79 @@ export const settingsSchema = {
         additionalProperties: false,
         required: ['slug', 'name', 'client_id'],
         properties: {
-          slug: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'Lowercase letters, digits and dashes; part of the issuer URL.' },
+          slug: {
+            type: 'string',
+            pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+            description: 'Lowercase letters, digits and dashes; part of the issuer URL.',
+          },
           name: { type: 'string', minLength: 1, description: 'Shown on the sign-in pages.' },
           client_id: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: 'OAuth client_id (printable ASCII, no spaces).' },
           client_type: {
-            type: 'string', enum: ['confidential', 'public'], default: 'confidential',
-            description: 'confidential: a server that keeps a secret (client_secret required). public: a single-page, mobile, desktop or command-line app that cannot (no secret; PKCE as always; native redirect URIs allowed).',
+            type: 'string',
+            enum: ['confidential', 'public'],
+            default: 'confidential',
+            description:
+              'confidential: a server that keeps a secret (client_secret required). public: a single-page, mobile, desktop or command-line app that cannot (no secret; PKCE as always; native redirect URIs allowed).',
           },
-          client_secret: { type: 'string', pattern: '^.{16,}$', description: 'Client secret (at least 16 characters; confidential applications only).' },
-          client_secret_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Name of an environment variable holding the client secret.' },
+          client_secret: {
+            type: 'string',
+            pattern: '^.{16,}$',
+            description: 'Client secret (at least 16 characters; confidential applications only).',
+          },
+          client_secret_env: {
+            type: 'string',
+            pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+            description: 'Name of an environment variable holding the client secret.',
+          },
           grant_types: {
-            type: 'array', minItems: 1, default: ['authorization_code', 'refresh_token'],
+            type: 'array',
+            minItems: 1,
+            default: ['authorization_code', 'refresh_token'],
             items: { type: 'string', enum: ['authorization_code', 'refresh_token', 'client_credentials'] },
             description: 'Grants the application may use; client_credentials (a machine client) for confidential applications only.',
           },
           redirect_uris: {
-            type: 'array', default: [], items: { type: 'string' },
-            description: 'Registered callback URLs, matched exactly (required with authorization_code). Public applications may also use a private-use scheme (com.example.app:/cb) and http://127.0.0.1 or http://[::1] with any port (RFC 8252).',
+            type: 'array',
+            default: [],
+            items: { type: 'string' },
+            description:
+              'Registered callback URLs, matched exactly (required with authorization_code). Public applications may also use a private-use scheme (com.example.app:/cb) and http://127.0.0.1 or http://[::1] with any port (RFC 8252).',
           },
           allowed_origins: {
-            type: 'array', items: { type: 'string' },
-            description: 'Browser origins allowed to call the token, UserInfo, JWKS, discovery, introspection and revocation endpoints (CORS). Default: the origins of the https/http redirect URIs.',
+            type: 'array',
+            items: { type: 'string' },
+            description:
+              'Browser origins allowed to call the token, UserInfo, JWKS, discovery, introspection and revocation endpoints (CORS). Default: the origins of the https/http redirect URIs.',
           },
           api_scopes: {
-            type: 'array', default: [], items: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_:./-]{0,127}$' },
+            type: 'array',
+            default: [],
+            items: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_:./-]{0,127}$' },
             description: 'Scopes of your own APIs the application may request (e.g. reports:read); carried by its access tokens.',
           },
-          resource_server: { type: 'boolean', default: false, description: 'An API that checks tokens issued to other applications: it may introspect them.' },
-          post_logout_redirect_uris: { type: 'array', default: [], items: { type: 'string' }, description: 'Where end-session may send the browser.' },
+          resource_server: {
+            type: 'boolean',
+            default: false,
+            description: 'An API that checks tokens issued to other applications: it may introspect them.',
+          },
+          post_logout_redirect_uris: {
+            type: 'array',
+            default: [],
+            items: { type: 'string' },
+            description: 'Where end-session may send the browser.',
+          },
           backchannel_logout_uri: { type: 'string', description: 'Backchannel logout receiver.' },
-          scopes: { type: 'array', default: ['openid', 'profile', 'email'], items: { type: 'string', enum: ['openid', 'profile', 'email'] }, description: 'Scopes the application may request.' },
-          access_group: { type: 'string', minLength: 1, description: 'Only members of this group may sign in (created at start when missing).' },
+          scopes: {
+            type: 'array',
+            default: ['openid', 'profile', 'email'],
+            items: { type: 'string', enum: ['openid', 'profile', 'email'] },
+            description: 'Scopes the application may request.',
+          },
+          access_group: {
+            type: 'string',
+            minLength: 1,
+            description: 'Only members of this group may sign in (created at start when missing).',
+          },
           require_mfa: { type: 'boolean', default: false, description: 'Require a second factor.' },
           webhook: {
             type: 'object',
@@ -168,12 +317,34 @@ export const settingsSchema = {
             required: ['url'],
             description: 'Webhook receiver of this application.',
             properties: {
-              url: { type: 'string', pattern: '^https?://', description: 'Receiver URL (https; http only on loopback with webhooks.allow_insecure_loopback).' },
-              secret: { type: 'string', pattern: '^.{16,}$', description: 'HMAC-SHA256 signing secret (`idp secrets generate`); its UTF-8 bytes are the key of both X-Service-Signature and webhook-signature.' },
+              url: {
+                type: 'string',
+                pattern: '^https?://',
+                description: 'Receiver URL (https; http only on loopback with webhooks.allow_insecure_loopback).',
+              },
+              secret: {
+                type: 'string',
+                pattern: '^.{16,}$',
+                description:
+                  'HMAC-SHA256 signing secret (`idp secrets generate`); its UTF-8 bytes are the key of both X-Service-Signature and webhook-signature.',
+              },
               secret_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable holding the secret.' },
-              previous_secret: { type: 'string', pattern: '^.{16,}$', description: 'During a rotation: the secret being replaced. webhook-signature then carries a signature with each secret; X-Service-Signature is signed with `secret` only. Remove it once the receiver uses the new secret.' },
-              previous_secret_env: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable holding the previous secret.' },
-              events: { type: 'array', items: { type: 'string', enum: ['group_membership_change', 'user_updated', 'user_deactivated'] }, description: 'Only these event types (default: all).' },
+              previous_secret: {
+                type: 'string',
+                pattern: '^.{16,}$',
+                description:
+                  'During a rotation: the secret being replaced. webhook-signature then carries a signature with each secret; X-Service-Signature is signed with `secret` only. Remove it once the receiver uses the new secret.',
+              },
+              previous_secret_env: {
+                type: 'string',
+                pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+                description: 'Environment variable holding the previous secret.',
+              },
+              events: {
+                type: 'array',
+                items: { type: 'string', enum: ['group_membership_change', 'user_updated', 'user_deactivated'] },
+                description: 'Only these event types (default: all).',
+              },
             },
           },
           tokens: {

@@ -20,8 +20,20 @@ function keyOf(instancePath: string, extra?: string): string {
 
 /** Describes the rule of the key's schema as a whole, so a type error and a range error read the same. */
 export function describeRule(schema: Record<string, unknown>): string {
-  const { type, minimum, maximum, exclusiveMinimum, enum: allowed, pattern } = schema as {
-    type?: string; minimum?: number; maximum?: number; exclusiveMinimum?: number; enum?: string[]; pattern?: string;
+  const {
+    type,
+    minimum,
+    maximum,
+    exclusiveMinimum,
+    enum: allowed,
+    pattern,
+  } = schema as {
+    type?: string;
+    minimum?: number;
+    maximum?: number;
+    exclusiveMinimum?: number;
+    enum?: string[];
+    pattern?: string;
   };
   if (allowed) return `must be one of ${allowed.join(', ')}`;
   if (type === 'integer' || type === 'number') {
@@ -101,29 +113,42 @@ function checkApplications(applications: ApplicationSettings[], allowInsecureLoo
     if (clientIds.has(app.client_id)) throw new ConfigError(`${key}.client_id "${app.client_id}" is used by another application`);
     slugs.add(app.slug);
     clientIds.add(app.client_id);
-    if (app.grant_types.includes('authorization_code') && !app.redirect_uris.length) throw new ConfigError(`${key}.redirect_uris is required with the authorization_code grant`);
+    if (app.grant_types.includes('authorization_code') && !app.redirect_uris.length)
+      throw new ConfigError(`${key}.redirect_uris is required with the authorization_code grant`);
     app.redirect_uris.forEach((uri, i) => {
       if (isWebRedirect(uri)) return;
-      if (!isPrivateUseRedirect(uri)) throw new ConfigError(`${key}.redirect_uris[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`);
-      if (!isPublic) throw new ConfigError(`${key}.redirect_uris[${i}] uses a private-use scheme: only public applications (client_type: public) may`);
+      if (!isPrivateUseRedirect(uri))
+        throw new ConfigError(
+          `${key}.redirect_uris[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`,
+        );
+      if (!isPublic)
+        throw new ConfigError(`${key}.redirect_uris[${i}] uses a private-use scheme: only public applications (client_type: public) may`);
     });
     app.post_logout_redirect_uris.forEach((uri, i) => {
       if (!isWebRedirect(uri) && !(isPublic && isPrivateUseRedirect(uri))) {
-        throw new ConfigError(`${key}.post_logout_redirect_uris[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`);
+        throw new ConfigError(
+          `${key}.post_logout_redirect_uris[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`,
+        );
       }
     });
     (app.allowed_origins ?? []).forEach((origin, i) => {
-      if (!isOrigin(origin)) throw new ConfigError(`${key}.allowed_origins[${i}] must be an origin such as https://app.example.com (no path; http only on localhost/127.0.0.1)`);
+      if (!isOrigin(origin))
+        throw new ConfigError(
+          `${key}.allowed_origins[${i}] must be an origin such as https://app.example.com (no path; http only on localhost/127.0.0.1)`,
+        );
     });
     // The sender's rule (jobs/http-attempt.ts): a receiver is https, or http on loopback when the operator allows it.
     if (app.backchannel_logout_uri !== undefined && !isSecureOrLoopbackUrl(app.backchannel_logout_uri, allowInsecureLoopback)) {
-      throw new ConfigError(`${key}.backchannel_logout_uri must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
+      throw new ConfigError(
+        `${key}.backchannel_logout_uri must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`,
+      );
     }
     if (!app.scopes.includes('openid')) throw new ConfigError(`${key}.scopes must include openid`);
     app.api_scopes.forEach((scope, i) => {
       if (BUILT_IN_SCOPES.has(scope)) throw new ConfigError(`${key}.api_scopes[${i}] "${scope}" is a built-in scope; list it in scopes`);
     });
-    if (isPublic && app.grant_types.includes('client_credentials')) throw new ConfigError(`${key}.grant_types: client_credentials needs a confidential application (a public one has no secret)`);
+    if (isPublic && app.grant_types.includes('client_credentials'))
+      throw new ConfigError(`${key}.grant_types: client_credentials needs a confidential application (a public one has no secret)`);
     if (app.client_secret !== undefined && app.client_secret_env !== undefined) {
       throw new ConfigError(`${key} sets both client_secret and client_secret_env; keep one`);
     }
@@ -140,7 +165,10 @@ function checkApplications(applications: ApplicationSettings[], allowInsecureLoo
       }
       app.client_secret = secret;
     }
-    if (app.client_secret === undefined) throw new ConfigError(`${key}.client_secret is required for a confidential application (or client_secret_env; or set client_type: public)`);
+    if (app.client_secret === undefined)
+      throw new ConfigError(
+        `${key}.client_secret is required for a confidential application (or client_secret_env; or set client_type: public)`,
+      );
   });
 }
 
@@ -150,19 +178,27 @@ function checkWebhooks(settings: Settings): void {
     const webhook = app.webhook;
     if (!webhook) return;
     const key = `config: applications[${index}].webhook`;
-    if (!isSecureOrLoopbackUrl(webhook.url, settings.webhooks.allow_insecure_loopback)) throw new ConfigError(`${key}.url must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
+    if (!isSecureOrLoopbackUrl(webhook.url, settings.webhooks.allow_insecure_loopback))
+      throw new ConfigError(`${key}.url must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
     webhook.secret = webhookSecret(key, 'secret', webhook.secret, webhook.secret_env);
     if (webhook.secret === undefined) throw new ConfigError(`${key}.secret is required (or secret_env)`);
     webhook.previous_secret = webhookSecret(key, 'previous_secret', webhook.previous_secret, webhook.previous_secret_env);
-    if (webhook.previous_secret === webhook.secret) throw new ConfigError(`${key}.previous_secret is the same as secret; set secret to the new one`);
+    if (webhook.previous_secret === webhook.secret)
+      throw new ConfigError(`${key}.previous_secret is the same as secret; set secret to the new one`);
   });
 }
 
 /** A webhook secret given inline or by the name of an environment variable (never both). */
-function webhookSecret(key: string, name: 'secret' | 'previous_secret', inline: string | undefined, envName: string | undefined): string | undefined {
+function webhookSecret(
+  key: string,
+  name: 'secret' | 'previous_secret',
+  inline: string | undefined,
+  envName: string | undefined,
+): string | undefined {
   if (inline !== undefined && envName !== undefined) throw new ConfigError(`${key} sets both ${name} and ${name}_env; keep one`);
   if (envName === undefined) return inline;
   const value = process.env[envName];
-  if (!value || value.length < 16) throw new ConfigError(`${key}.${name}_env names ${envName}, which must be set to at least 16 characters`);
+  if (!value || value.length < 16)
+    throw new ConfigError(`${key}.${name}_env names ${envName}, which must be set to at least 16 characters`);
   return value;
 }

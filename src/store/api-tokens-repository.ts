@@ -8,13 +8,23 @@ const columns = ['id', 'name', 'scopes', 'created_at', 'last_used_at', 'expires_
 export function apiTokensRepository(db: Kysely<Tables>): ApiTokensRepository {
   return {
     insert: (token) =>
-      db.insertInto('api_tokens')
-        .values({ name: token.name, token_hash: token.token_hash, scopes: token.scopes, expires_at: token.expires_at ?? null, last_used_at: null, revoked_at: null })
+      db
+        .insertInto('api_tokens')
+        .values({
+          name: token.name,
+          token_hash: token.token_hash,
+          scopes: token.scopes,
+          expires_at: token.expires_at ?? null,
+          last_used_at: null,
+          revoked_at: null,
+        })
         .returning(columns)
         .executeTakeFirstOrThrow(),
 
     findUsable: (tokenHash, now) =>
-      db.selectFrom('api_tokens').select(columns)
+      db
+        .selectFrom('api_tokens')
+        .select(columns)
         .where('token_hash', '=', tokenHash)
         .where('revoked_at', 'is', null)
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
@@ -23,8 +33,11 @@ export function apiTokensRepository(db: Kysely<Tables>): ApiTokensRepository {
     list: () => db.selectFrom('api_tokens').select(columns).orderBy('created_at').orderBy('id').execute(),
 
     async revoke(id, now) {
-      const result = await db.updateTable('api_tokens').set({ revoked_at: now })
-        .where('id', '=', id).where('revoked_at', 'is', null)
+      const result = await db
+        .updateTable('api_tokens')
+        .set({ revoked_at: now })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
@@ -32,8 +45,13 @@ export function apiTokensRepository(db: Kysely<Tables>): ApiTokensRepository {
 
     async touch(id, now) {
       // At most one write a minute per token: last_used_at is for operators, not an audit log.
-      await db.updateTable('api_tokens').set({ last_used_at: now }).where('id', '=', id)
-        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`${now}::timestamptz - interval '1 minute'`)]))
+      await db
+        .updateTable('api_tokens')
+        .set({ last_used_at: now })
+        .where('id', '=', id)
+        .where((eb) =>
+          eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`${now}::timestamptz - interval '1 minute'`)]),
+        )
         .execute();
     },
   };

@@ -28,10 +28,11 @@ type UserWithGroups = { user: UserRow; groups: string[] };
 
 /** Users are only read: kept frozen and shared, so a change anywhere would fail loudly instead of leaking. */
 const users: Keeping<UserWithGroups> = {
-  keep: ({ user, groups }) => Object.freeze({
-    user: Object.freeze({ ...user, attributes: Object.freeze(structuredClone(user.attributes)) }),
-    groups: Object.freeze([...groups]),
-  }),
+  keep: ({ user, groups }) =>
+    Object.freeze({
+      user: Object.freeze({ ...user, attributes: Object.freeze(structuredClone(user.attributes)) }),
+      groups: Object.freeze([...groups]),
+    }),
   give: (kept) => kept as UserWithGroups,
 };
 

@@ -53,7 +53,11 @@ export function listenPostgres(url: string, listener: NoticeListener): Listening
   async function connect() {
     if (stopped) return;
     const current = new pg.Client({
-      connectionString: url, application_name: LISTENER_NAME, keepAlive: true, connectionTimeoutMillis: 5000, query_timeout: HEARTBEAT_MS,
+      connectionString: url,
+      application_name: LISTENER_NAME,
+      keepAlive: true,
+      connectionTimeoutMillis: 5000,
+      query_timeout: HEARTBEAT_MS,
     });
     client = current;
     let lost = false;
@@ -115,10 +119,12 @@ export function listenPostgres(url: string, listener: NoticeListener): Listening
     if (backSentAt >= since) return Promise.resolve();
     if (!inFlight) return startRound(connection);
     if (inFlight.sentAt >= since) return inFlight.done;
-    queued ??= inFlight.done.catch(() => {}).then(() => {
-      queued = undefined;
-      return inFlight?.done ?? fence();
-    });
+    queued ??= inFlight.done
+      .catch(() => {})
+      .then(() => {
+        queued = undefined;
+        return inFlight?.done ?? fence();
+      });
     return queued;
   }
 
@@ -136,10 +142,12 @@ export function listenPostgres(url: string, listener: NoticeListener): Listening
 
 /** PGlite is one in-process session: its notices cannot be lost, and arrive before the change's own call returns. */
 export function listenPglite(lite: PGlite, listener: NoticeListener): Listening {
-  const unlisten = lite.listen(CHANGES_CHANNEL, (payload) => listener.notice(payload)).then((stop) => {
-    listener.up();
-    return stop;
-  });
+  const unlisten = lite
+    .listen(CHANGES_CHANNEL, (payload) => listener.notice(payload))
+    .then((stop) => {
+      listener.up();
+      return stop;
+    });
   return {
     fence: async () => {},
     async stop() {
@@ -163,7 +171,8 @@ export function cacheListener(cache: ReadCache, logger: Logger): NoticeListener 
     },
     down(error) {
       cache.setLive(false);
-      if (!wasDown) logger.warn({ component: 'read-cache', err: error }, 'change notices lost: token paths read the database until they are back');
+      if (!wasDown)
+        logger.warn({ component: 'read-cache', err: error }, 'change notices lost: token paths read the database until they are back');
       wasDown = true;
     },
   };

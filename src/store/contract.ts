@@ -17,8 +17,14 @@ export class UniqueViolation extends Error {
   }
 }
 
-export interface Page { offset: number; limit: number }
-export interface Slice<T> { total: number; rows: T[] }
+export interface Page {
+  offset: number;
+  limit: number;
+}
+export interface Slice<T> {
+  total: number;
+  rows: T[];
+}
 
 export interface NewUser {
   username: string;
@@ -64,7 +70,9 @@ export interface UsersRepository {
   groupsOf(ids: number[]): Promise<Map<number, string[]>>;
 }
 
-export interface GroupFilter { search?: string }
+export interface GroupFilter {
+  search?: string;
+}
 
 export interface GroupsRepository {
   /** MUST refuse a name already present, case-insensitively, with UniqueViolation('name'). */
@@ -208,7 +216,15 @@ export interface InstanceState {
   claimOnce(key: string): Promise<boolean>;
 }
 
-export type { EventsRepository, OutboxRow, DeliveryRow, DeliveryAttemptRow, DeliveryKind, DeliveryStatus, NewEvent } from './events-contract.js';
+export type {
+  EventsRepository,
+  OutboxRow,
+  DeliveryRow,
+  DeliveryAttemptRow,
+  DeliveryKind,
+  DeliveryStatus,
+  NewEvent,
+} from './events-contract.js';
 import type { EventsRepository } from './events-contract.js';
 export type { MfaRepository, PasswordSetupRepository, SetupCodeRow, TotpCredential } from './mfa-contract.js';
 import type { MfaRepository, PasswordSetupRepository } from './mfa-contract.js';

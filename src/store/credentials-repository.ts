@@ -10,17 +10,37 @@ import { preparedLookup } from './prepared-statements.js';
 
 /** Whether the user of the outer row has a confirmed TOTP secret, and a passkey. */
 const secondFactorColumns = (eb: ExpressionBuilder<Tables, 'users'>) => [
-  eb.exists(eb.selectFrom('totp_credentials').select(sql`1`.as('one'))
-    .whereRef('totp_credentials.user_id', '=', 'users.id').where('totp_credentials.confirmed_at', 'is not', null)).as('totp'),
-  eb.exists(eb.selectFrom('passkeys').select(sql`1`.as('one')).whereRef('passkeys.user_id', '=', 'users.id')).as('passkey'),
+  eb
+    .exists(
+      eb
+        .selectFrom('totp_credentials')
+        .select(sql`1`.as('one'))
+        .whereRef('totp_credentials.user_id', '=', 'users.id')
+        .where('totp_credentials.confirmed_at', 'is not', null),
+    )
+    .as('totp'),
+  eb
+    .exists(
+      eb
+        .selectFrom('passkeys')
+        .select(sql`1`.as('one'))
+        .whereRef('passkeys.user_id', '=', 'users.id'),
+    )
+    .as('passkey'),
 ];
 
 type SignInRow = UserRow & { password_hash: string | null; totp: boolean; passkey: boolean };
 
 /** Every password sign-in reads this twice (the e-mail step, the password step): prepared. */
-const signInRow = preparedLookup<{ email: string }, SignInRow>((db: Kysely<Tables>, { email }) => db.selectFrom('users')
-  .select([...USER_COLUMNS, 'password_hash']).select(secondFactorColumns)
-  .where(sql`lower(email)`, '=', lowered(email)), ['email']);
+const signInRow = preparedLookup<{ email: string }, SignInRow>(
+  (db: Kysely<Tables>, { email }) =>
+    db
+      .selectFrom('users')
+      .select([...USER_COLUMNS, 'password_hash'])
+      .select(secondFactorColumns)
+      .where(sql`lower(email)`, '=', lowered(email)),
+  ['email'],
+);
 
 export function credentialsRepository(db: Kysely<Tables>): CredentialsRepository {
   return {
@@ -48,8 +68,11 @@ export function credentialsRepository(db: Kysely<Tables>): CredentialsRepository
 
     // One statement, so one round trip: the sign-in's write is atomic without a transaction's begin and commit.
     async recordLogin(userId, at, event) {
-      await db.with('login', (qb) => qb.updateTable('users').set({ last_login: at }).where('id', '=', userId))
-        .insertInto('audit_events').values(auditValues(event)).execute();
+      await db
+        .with('login', (qb) => qb.updateTable('users').set({ last_login: at }).where('id', '=', userId))
+        .insertInto('audit_events')
+        .values(auditValues(event))
+        .execute();
     },
   };
 }

@@ -37,14 +37,15 @@ export interface DatabaseOptions {
 /** How the service's sessions plan: for storage without seek cost (SSD, or a database that fits in memory). */
 export const PLANNER_OPTIONS = '-c random_page_cost=1.1';
 
-const queryLog = ({ onQuery }: DatabaseOptions) =>
-  onQuery && ((event: LogEvent) => onQuery(event.query.sql));
+const queryLog = ({ onQuery }: DatabaseOptions) => onQuery && ((event: LogEvent) => onQuery(event.query.sql));
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) {
     // A request waits at most 5 s for a connection, then the store reports the database unavailable.
     const pool = new pg.Pool({
-      connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5000,
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5000,
       // PostgreSQL's default random_page_cost (4) prices disks that seek: it then prefers reading the whole users
       // table to the trigram indexes for a search that matches one user in a hundred (48 ms instead of 6 at 100k).
       options: PLANNER_OPTIONS,
@@ -52,7 +53,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     pool.on('error', () => {}); // an idle client dropped by the server; the next query reconnects
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: reportUnavailable(pool) }), log: queryLog(options) });
     return {
-      db, engine: 'postgres', close: () => db.destroy(),
+      db,
+      engine: 'postgres',
+      close: () => db.destroy(),
       listen: (listener) => listenPostgres(options.url, listener),
       poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     };

@@ -27,7 +27,9 @@ export function lockEmbeddedDatabase(dataDir: string): () => void {
       return () => {
         try {
           unlinkSync(file);
-        } catch { /* already gone */ }
+        } catch {
+          /* already gone */
+        }
       };
     } catch {
       const holder = Number(readFileSync(file, 'utf8'));

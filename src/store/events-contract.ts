@@ -4,7 +4,14 @@
  * invisible to other claimers until its lease ends; one delivery per (event, app, kind), however often ensured.
  */
 import type { Selectable } from 'kysely';
-import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryKind, DeliveryStatus, OutboxTable, WebhookEndpointsTable } from './event-tables.js';
+import type {
+  DeliveriesTable,
+  DeliveryAttemptsTable,
+  DeliveryKind,
+  DeliveryStatus,
+  OutboxTable,
+  WebhookEndpointsTable,
+} from './event-tables.js';
 import type { Page, Slice } from './contract.js';
 
 export type { DeliveryKind, DeliveryStatus } from './event-tables.js';

@@ -5,37 +5,71 @@ import { UUID } from '../uuid.js';
 import type { Tables } from './tables.js';
 import { collect } from './collect.js';
 
-const outboxColumns = ['id', 'type', 'body', 'user_uuid', 'user_groups', 'group_name', 'created_at', 'claimed_until', 'dispatched_at'] as const;
+const outboxColumns = [
+  'id',
+  'type',
+  'body',
+  'user_uuid',
+  'user_groups',
+  'group_name',
+  'created_at',
+  'claimed_until',
+  'dispatched_at',
+] as const;
 
 export function eventsRepository(db: Kysely<Tables>): EventsRepository {
   async function ensureDeliveries(deliveries: NewDelivery[]): Promise<DeliveryRow[]> {
     if (!deliveries.length) return [];
     // One insert and one read for a whole relay batch; rows that exist already stay as they are.
-    await db.insertInto('deliveries').values(deliveries.map((delivery) => ({ ...delivery, last_status_code: null, last_error: null })))
-      .onConflict((oc) => oc.columns(['event_id', 'app', 'kind']).doNothing()).execute();
-    const rows = await db.selectFrom('deliveries').selectAll()
-      .where('event_id', 'in', [...new Set(deliveries.map((delivery) => delivery.event_id))]).execute();
+    await db
+      .insertInto('deliveries')
+      .values(deliveries.map((delivery) => ({ ...delivery, last_status_code: null, last_error: null })))
+      .onConflict((oc) => oc.columns(['event_id', 'app', 'kind']).doNothing())
+      .execute();
+    const rows = await db
+      .selectFrom('deliveries')
+      .selectAll()
+      .where('event_id', 'in', [...new Set(deliveries.map((delivery) => delivery.event_id))])
+      .execute();
     const byKey = new Map(rows.map((row) => [`${row.event_id}|${row.app}|${row.kind}`, row]));
     return deliveries.map((delivery) => byKey.get(`${delivery.event_id}|${delivery.app}|${delivery.kind}`)!);
   }
 
   const repository: EventsRepository = {
     async append(event) {
-      await db.insertInto('outbox').values({
-        id: event.id, type: event.type, body: event.body, user_uuid: event.user_uuid ?? null,
-        user_groups: event.user_groups ?? [], group_name: event.group_name ?? null, claimed_until: null, dispatched_at: null,
-      }).execute();
+      await db
+        .insertInto('outbox')
+        .values({
+          id: event.id,
+          type: event.type,
+          body: event.body,
+          user_uuid: event.user_uuid ?? null,
+          user_groups: event.user_groups ?? [],
+          group_name: event.group_name ?? null,
+          claimed_until: null,
+          dispatched_at: null,
+        })
+        .execute();
     },
 
     async claimPending(limit, now, leaseMs) {
       const until = new Date(now.getTime() + leaseMs);
-      const rows = (await db.updateTable('outbox')
+      const rows = (await db
+        .updateTable('outbox')
         .set({ claimed_until: until })
-        .where('id', 'in', db.selectFrom('outbox').select('id')
-          .where('dispatched_at', 'is', null)
-          .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-          .orderBy('seq').limit(limit)
-          .forUpdate().skipLocked())
+        .where(
+          'id',
+          'in',
+          db
+            .selectFrom('outbox')
+            .select('id')
+            .where('dispatched_at', 'is', null)
+            .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+            .orderBy('seq')
+            .limit(limit)
+            .forUpdate()
+            .skipLocked(),
+        )
         .returning([...outboxColumns, sql<string>`seq::text`.as('seq')])
         .execute()) as OutboxRow[];
       return rows.sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1));
@@ -46,10 +80,16 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
     },
 
     async releaseClaims(ids) {
-      if (ids.length) await db.updateTable('outbox').set({ claimed_until: null }).where('id', 'in', ids).where('dispatched_at', 'is', null).execute();
+      if (ids.length)
+        await db.updateTable('outbox').set({ claimed_until: null }).where('id', 'in', ids).where('dispatched_at', 'is', null).execute();
     },
 
-    find: (id) => db.selectFrom('outbox').select([...outboxColumns, sql<string>`seq::text`.as('seq')]).where('id', '=', id).executeTakeFirst() as Promise<OutboxRow | undefined>,
+    find: (id) =>
+      db
+        .selectFrom('outbox')
+        .select([...outboxColumns, sql<string>`seq::text`.as('seq')])
+        .where('id', '=', id)
+        .executeTakeFirst() as Promise<OutboxRow | undefined>,
 
     async ensureDelivery(delivery) {
       return (await ensureDeliveries([delivery]))[0]!;
@@ -58,10 +98,24 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
     ensureDeliveries,
 
     claimStalePending: (before, limit) =>
-      db.updateTable('deliveries').set({ updated_at: sql`now()` })
-        .where('id', 'in', db.selectFrom('deliveries').select('id').where('status', '=', 'pending').where('updated_at', '<', before)
-          .orderBy('created_at').limit(limit).forUpdate().skipLocked())
-        .returningAll().execute(),
+      db
+        .updateTable('deliveries')
+        .set({ updated_at: sql`now()` })
+        .where(
+          'id',
+          'in',
+          db
+            .selectFrom('deliveries')
+            .select('id')
+            .where('status', '=', 'pending')
+            .where('updated_at', '<', before)
+            .orderBy('created_at')
+            .limit(limit)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .returningAll()
+        .execute(),
 
     findDelivery: (id) => db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst(),
 
@@ -69,18 +123,52 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
       const found = new Map<string, { delivery: DeliveryRow; event: OutboxRow | undefined }>();
       const valid = ids.filter((id) => UUID.test(id));
       if (!valid.length) return found;
-      const rows = await db.selectFrom('deliveries').leftJoin('outbox', 'outbox.id', 'deliveries.event_id')
+      const rows = await db
+        .selectFrom('deliveries')
+        .leftJoin('outbox', 'outbox.id', 'deliveries.event_id')
         .selectAll('deliveries')
-        .select(['outbox.id as o_id', 'outbox.type as o_type', 'outbox.body as o_body', 'outbox.user_uuid as o_user_uuid', 'outbox.user_groups as o_user_groups',
-          'outbox.group_name as o_group_name', 'outbox.created_at as o_created_at', 'outbox.claimed_until as o_claimed_until', 'outbox.dispatched_at as o_dispatched_at',
-          sql<string>`outbox.seq::text`.as('o_seq')])
-        .where('deliveries.id', 'in', valid).execute();
+        .select([
+          'outbox.id as o_id',
+          'outbox.type as o_type',
+          'outbox.body as o_body',
+          'outbox.user_uuid as o_user_uuid',
+          'outbox.user_groups as o_user_groups',
+          'outbox.group_name as o_group_name',
+          'outbox.created_at as o_created_at',
+          'outbox.claimed_until as o_claimed_until',
+          'outbox.dispatched_at as o_dispatched_at',
+          sql<string>`outbox.seq::text`.as('o_seq'),
+        ])
+        .where('deliveries.id', 'in', valid)
+        .execute();
       for (const row of rows) {
-        const { o_id, o_type, o_body, o_user_uuid, o_user_groups, o_group_name, o_created_at, o_claimed_until, o_dispatched_at, o_seq, ...delivery } = row;
-        const event = o_id ? {
-          id: o_id, type: o_type!, body: o_body!, user_uuid: o_user_uuid ?? null, user_groups: o_user_groups ?? [], group_name: o_group_name ?? null,
-          created_at: o_created_at!, claimed_until: o_claimed_until ?? null, dispatched_at: o_dispatched_at ?? null, seq: o_seq,
-        } as OutboxRow : undefined;
+        const {
+          o_id,
+          o_type,
+          o_body,
+          o_user_uuid,
+          o_user_groups,
+          o_group_name,
+          o_created_at,
+          o_claimed_until,
+          o_dispatched_at,
+          o_seq,
+          ...delivery
+        } = row;
+        const event = o_id
+          ? ({
+              id: o_id,
+              type: o_type!,
+              body: o_body!,
+              user_uuid: o_user_uuid ?? null,
+              user_groups: o_user_groups ?? [],
+              group_name: o_group_name ?? null,
+              created_at: o_created_at!,
+              claimed_until: o_claimed_until ?? null,
+              dispatched_at: o_dispatched_at ?? null,
+              seq: o_seq,
+            } as OutboxRow)
+          : undefined;
         found.set(delivery.id, { delivery, event });
       }
       return found;
@@ -92,7 +180,8 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
       if (!attempts.length) return;
       // One statement (data-modifying CTEs): atomic by itself, one round trip for all of them, and inside the
       // caller's transaction when there is one, so the attempts roll back with it.
-      const column = <T>(pick: (outcome: AttemptOutcome & { deliveryId: string }) => T) => attempts.map(({ deliveryId, outcome }) => pick({ ...outcome, deliveryId }));
+      const column = <T>(pick: (outcome: AttemptOutcome & { deliveryId: string }) => T) =>
+        attempts.map(({ deliveryId, outcome }) => pick({ ...outcome, deliveryId }));
       await sql`
         with input as (
           select * from unnest(${column((a) => a.deliveryId)}::uuid[], ${column((a) => a.attempt)}::int[], ${column((a) => a.status_code)}::int[],
@@ -118,8 +207,20 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
 
     async attemptsOf(ids) {
       const rows = ids.length
-        ? await db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', ids).orderBy('delivery_id').orderBy('id').execute() : [];
-      return collect(ids, rows, (row) => row.delivery_id, (row) => row);
+        ? await db
+            .selectFrom('delivery_attempts')
+            .selectAll()
+            .where('delivery_id', 'in', ids)
+            .orderBy('delivery_id')
+            .orderBy('id')
+            .execute()
+        : [];
+      return collect(
+        ids,
+        rows,
+        (row) => row.delivery_id,
+        (row) => row,
+      );
     },
 
     async restoreDelivery(id, status) {
@@ -127,17 +228,32 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
     },
 
     reopenDelivery: (id) =>
-      db.updateTable('deliveries').set({ status: 'pending', updated_at: sql`now()` }).where('id', '=', id).returningAll().executeTakeFirst(),
+      db
+        .updateTable('deliveries')
+        .set({ status: 'pending', updated_at: sql`now()` })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst(),
 
     async backlog() {
-      const row = await db.selectFrom('outbox').where('dispatched_at', 'is', null)
-        .select((eb) => [eb.fn.countAll<string>().as('pending'), eb.fn.min('created_at').as('oldest')]).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('outbox')
+        .where('dispatched_at', 'is', null)
+        .select((eb) => [eb.fn.countAll<string>().as('pending'), eb.fn.min('created_at').as('oldest')])
+        .executeTakeFirstOrThrow();
       return { pending: Number(row.pending), oldest: row.oldest ? new Date(row.oldest as Date) : null };
     },
 
     async disableEndpoint(app, url, reason) {
-      await db.insertInto('webhook_endpoints').values({ app, url, reason })
-        .onConflict((oc) => oc.column('app').doUpdateSet({ url, reason, disabled_at: sql`now()` }).where('webhook_endpoints.url', '<>', url))
+      await db
+        .insertInto('webhook_endpoints')
+        .values({ app, url, reason })
+        .onConflict((oc) =>
+          oc
+            .column('app')
+            .doUpdateSet({ url, reason, disabled_at: sql`now()` })
+            .where('webhook_endpoints.url', '<>', url),
+        )
         .execute();
     },
 

@@ -15,7 +15,8 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
   return {
     insert: (group) =>
       mapUnique(
-        db.insertInto('groups')
+        db
+          .insertInto('groups')
           .values({ name: group.name, attributes: JSON.stringify(group.attributes ?? {}) })
           .returningAll()
           .executeTakeFirstOrThrow(),
@@ -23,7 +24,12 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
 
     findByUuid: (uuid) => db.selectFrom('groups').selectAll().where('uuid', '=', uuid).executeTakeFirst(),
 
-    findByName: (name) => db.selectFrom('groups').selectAll().where(sql`lower(name)`, '=', lowered(name)).executeTakeFirst(),
+    findByName: (name) =>
+      db
+        .selectFrom('groups')
+        .selectAll()
+        .where(sql`lower(name)`, '=', lowered(name))
+        .executeTakeFirst(),
 
     comparableName: async (name) => (await sql<{ name: string }>`select ${lowered(name)} as name`.execute(db)).rows[0]!.name,
 
@@ -37,9 +43,16 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
     },
 
     async list(filter: GroupFilter, page: Page): Promise<Slice<GroupRow>> {
-      const [{ total }] = await filtered(filter).select(sql<number>`count(*)::int`.as('total')).execute();
-      const rows = await filtered(filter).selectAll().orderBy(sql`lower(name)`).orderBy('uuid')
-        .offset(page.offset).limit(page.limit).execute();
+      const [{ total }] = await filtered(filter)
+        .select(sql<number>`count(*)::int`.as('total'))
+        .execute();
+      const rows = await filtered(filter)
+        .selectAll()
+        .orderBy(sql`lower(name)`)
+        .orderBy('uuid')
+        .offset(page.offset)
+        .limit(page.limit)
+        .execute();
       return { total, rows };
     },
 
@@ -58,21 +71,33 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
     },
 
     async addMember(groupUuid, userId) {
-      const result = await db.insertInto('memberships').values({ group_uuid: groupUuid, user_id: userId })
-        .onConflict((oc) => oc.doNothing()).executeTakeFirst();
+      const result = await db
+        .insertInto('memberships')
+        .values({ group_uuid: groupUuid, user_id: userId })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
       return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
     },
 
     async removeMember(groupUuid, userId) {
-      const result = await db.deleteFrom('memberships')
-        .where('group_uuid', '=', groupUuid).where('user_id', '=', userId).executeTakeFirst();
+      const result = await db
+        .deleteFrom('memberships')
+        .where('group_uuid', '=', groupUuid)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
 
     async membersOf(uuids) {
       const rows = uuids.length
-        ? await db.selectFrom('memberships').select(['group_uuid', 'user_id']).where('group_uuid', 'in', uuids).orderBy('user_id').execute() : [];
-      return collect(uuids, rows, (row) => row.group_uuid, (row) => row.user_id);
+        ? await db.selectFrom('memberships').select(['group_uuid', 'user_id']).where('group_uuid', 'in', uuids).orderBy('user_id').execute()
+        : [];
+      return collect(
+        uuids,
+        rows,
+        (row) => row.group_uuid,
+        (row) => row.user_id,
+      );
     },
   };
 }

@@ -6,20 +6,29 @@ import type { Tables } from './tables.js';
 export function mfaRepository(db: Kysely<Tables>): MfaRepository {
   return {
     findTotp: (userId) =>
-      db.selectFrom('totp_credentials').select(['user_id', 'encrypted_secret', 'confirmed_at']).where('user_id', '=', userId).executeTakeFirst(),
+      db
+        .selectFrom('totp_credentials')
+        .select(['user_id', 'encrypted_secret', 'confirmed_at'])
+        .where('user_id', '=', userId)
+        .executeTakeFirst(),
 
     async savePendingTotp(userId, encryptedSecret) {
-      const result = await db.insertInto('totp_credentials')
+      const result = await db
+        .insertInto('totp_credentials')
         .values({ user_id: userId, encrypted_secret: encryptedSecret, confirmed_at: null, last_used_step: -1 })
-        .onConflict((oc) => oc.column('user_id')
-          .doUpdateSet({ encrypted_secret: encryptedSecret, last_used_step: -1, created_at: sql`now()` })
-          .where('totp_credentials.confirmed_at', 'is', null))
+        .onConflict((oc) =>
+          oc
+            .column('user_id')
+            .doUpdateSet({ encrypted_secret: encryptedSecret, last_used_step: -1, created_at: sql`now()` })
+            .where('totp_credentials.confirmed_at', 'is', null),
+        )
         .executeTakeFirst();
       return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
     },
 
     async useTotpStep(userId, step, confirm, now) {
-      let query = db.updateTable('totp_credentials')
+      let query = db
+        .updateTable('totp_credentials')
         .set(confirm ? { last_used_step: step, confirmed_at: now } : { last_used_step: step })
         .where('user_id', '=', userId)
         .where('last_used_step', '<', String(step));
@@ -32,22 +41,33 @@ export function mfaRepository(db: Kysely<Tables>): MfaRepository {
       const replace = async (trx: Kysely<Tables>) => {
         await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
         if (codeHashes.length) {
-          await trx.insertInto('recovery_codes').values(codeHashes.map((code_hash) => ({ user_id: userId, code_hash, used_at: null }))).execute();
+          await trx
+            .insertInto('recovery_codes')
+            .values(codeHashes.map((code_hash) => ({ user_id: userId, code_hash, used_at: null })))
+            .execute();
         }
       };
       await (db.isTransaction ? replace(db) : db.transaction().execute(replace));
     },
 
     async consumeRecoveryCode(userId, codeHash, now) {
-      const result = await db.updateTable('recovery_codes').set({ used_at: now })
-        .where('user_id', '=', userId).where('code_hash', '=', codeHash).where('used_at', 'is', null)
+      const result = await db
+        .updateTable('recovery_codes')
+        .set({ used_at: now })
+        .where('user_id', '=', userId)
+        .where('code_hash', '=', codeHash)
+        .where('used_at', 'is', null)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
 
     async recoveryCodesLeft(userId) {
-      const row = await db.selectFrom('recovery_codes').select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('recovery_codes')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('user_id', '=', userId)
+        .where('used_at', 'is', null)
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
 

@@ -13,7 +13,10 @@ export const GRANT_TOKEN_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshT
 const columns = ['model', 'id', 'payload', 'grant_id', 'user_code', 'uid', 'account_id', 'client_id', 'expires_at', 'consumed_at'] as const;
 
 const liveRow = (db: Kysely<Tables>, model: string, now: Date) =>
-  db.selectFrom('oidc_payloads').select(columns).where('model', '=', model)
+  db
+    .selectFrom('oidc_payloads')
+    .select(columns)
+    .where('model', '=', model)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
 
 type Lookup = { model: string; now: Date; key: string };
@@ -26,10 +29,22 @@ const lookups = {
 type SavedRow = Omit<OidcPayload, 'payload' | 'consumed_at'> & { payload: string };
 const SAVED = ['model', 'id', 'payload', 'grant_id', 'user_code', 'uid', 'account_id', 'client_id', 'expires_at'] as const;
 /** The engine's single saves (every sign-in's interaction, twice): prepared. A new row starts unconsumed. */
-const saveRow = preparedLookup<SavedRow, never>((db: Kysely<Tables>, v) => db.insertInto('oidc_payloads').values(v)
-  .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet((eb) => Object.fromEntries(
-    SAVED.filter((column) => column !== 'model' && column !== 'id').map((column) => [column, eb.ref(`excluded.${column}`)]),
-  ))), [...SAVED]);
+const saveRow = preparedLookup<SavedRow, never>(
+  (db: Kysely<Tables>, v) =>
+    db
+      .insertInto('oidc_payloads')
+      .values(v)
+      .onConflict((oc) =>
+        oc
+          .columns(['model', 'id'])
+          .doUpdateSet((eb) =>
+            Object.fromEntries(
+              SAVED.filter((column) => column !== 'model' && column !== 'id').map((column) => [column, eb.ref(`excluded.${column}`)]),
+            ),
+          ),
+      ),
+  [...SAVED],
+);
 
 export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsRepository {
   /** A key PostgreSQL cannot hold names no row: answered without asking (the query would fail). */
@@ -54,8 +69,13 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
     async consume(model, id, now) {
       if (!isStorableText(id)) return false;
       // Compare-and-set: only the caller that flips consumed_at from null wins.
-      const result = await db.updateTable('oidc_payloads').set({ consumed_at: now })
-        .where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('oidc_payloads')
+        .set({ consumed_at: now })
+        .where('model', '=', model)
+        .where('id', '=', id)
+        .where('consumed_at', 'is', null)
+        .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
 
@@ -81,18 +101,28 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
 
     async revokeClientGrants(accountId, clientIds, now) {
       if (!clientIds.length) return [];
-      const deleted = await db.deleteFrom('oidc_payloads')
-        .where('account_id', '=', accountId).where('client_id', 'in', clientIds).where('model', 'in', ['Grant', ...GRANT_TOKEN_MODELS])
-        .returning(['model', 'client_id', 'expires_at']).execute();
+      const deleted = await db
+        .deleteFrom('oidc_payloads')
+        .where('account_id', '=', accountId)
+        .where('client_id', 'in', clientIds)
+        .where('model', 'in', ['Grant', ...GRANT_TOKEN_MODELS])
+        .returning(['model', 'client_id', 'expires_at'])
+        .execute();
       const live = deleted.filter((row) => row.model === 'Grant' && (!row.expires_at || row.expires_at > now));
       return [...new Set(live.map((row) => row.client_id!))].sort();
     },
 
     async grantedClients(accountId, now) {
-      const rows = await db.selectFrom('oidc_payloads').select('client_id').distinct()
-        .where('model', '=', 'Grant').where('account_id', '=', accountId).where('client_id', 'is not', null)
+      const rows = await db
+        .selectFrom('oidc_payloads')
+        .select('client_id')
+        .distinct()
+        .where('model', '=', 'Grant')
+        .where('account_id', '=', accountId)
+        .where('client_id', 'is not', null)
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-        .orderBy('client_id').execute();
+        .orderBy('client_id')
+        .execute();
       return rows.map((row) => row.client_id!);
     },
 
@@ -104,7 +134,10 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
     },
 
     async sweepExpired(now) {
-      const result = await db.deleteFrom('oidc_payloads').where('expires_at', '<', sql<Date>`${now}::timestamptz`).executeTakeFirst();
+      const result = await db
+        .deleteFrom('oidc_payloads')
+        .where('expires_at', '<', sql<Date>`${now}::timestamptz`)
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };

@@ -4,7 +4,18 @@ import type { PasskeyRow, PasskeysRepository } from './passkeys-contract.js';
 import type { Tables } from './tables.js';
 import { isStorableText } from './storable-text.js';
 
-const columns = ['id', 'user_id', 'public_key', 'sign_count', 'transports', 'device_type', 'backed_up', 'name', 'created_at', 'last_used_at'] as const;
+const columns = [
+  'id',
+  'user_id',
+  'public_key',
+  'sign_count',
+  'transports',
+  'device_type',
+  'backed_up',
+  'name',
+  'created_at',
+  'last_used_at',
+] as const;
 
 type Stored = Omit<PasskeyRow, 'sign_count' | 'transports'> & { sign_count: string | number; transports: string };
 const toRow = (row: Stored): PasskeyRow => ({
@@ -16,7 +27,13 @@ const toRow = (row: Stored): PasskeyRow => ({
 export function passkeysRepository(db: Kysely<Tables>): PasskeysRepository {
   return {
     async listForUser(userId) {
-      const rows = await db.selectFrom('passkeys').select(columns).where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute();
+      const rows = await db
+        .selectFrom('passkeys')
+        .select(columns)
+        .where('user_id', '=', userId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
       return rows.map(toRow);
     },
 
@@ -27,16 +44,21 @@ export function passkeysRepository(db: Kysely<Tables>): PasskeysRepository {
     },
 
     async add(row) {
-      const result = await db.insertInto('passkeys')
+      const result = await db
+        .insertInto('passkeys')
         .values({ ...row, transports: row.transports.join(','), sign_count: row.sign_count })
-        .onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst();
       return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
     },
 
     async recordUse(id, expectedCount, newCount, backedUp, now) {
-      const result = await db.updateTable('passkeys')
+      const result = await db
+        .updateTable('passkeys')
         .set({ sign_count: newCount, backed_up: backedUp, last_used_at: now })
-        .where('id', '=', id).where('sign_count', '=', String(expectedCount)).executeTakeFirst();
+        .where('id', '=', id)
+        .where('sign_count', '=', String(expectedCount))
+        .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
 
@@ -63,13 +85,20 @@ export function passkeysRepository(db: Kysely<Tables>): PasskeysRepository {
 
     async consumeChallenge(challenge, purpose, now) {
       if (!isStorableText(challenge)) return false;
-      const result = await db.deleteFrom('webauthn_challenges')
-        .where('challenge', '=', challenge).where('purpose', '=', purpose).where('expires_at', '>', now).executeTakeFirst();
+      const result = await db
+        .deleteFrom('webauthn_challenges')
+        .where('challenge', '=', challenge)
+        .where('purpose', '=', purpose)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
 
     async sweepExpired(now) {
-      const result = await db.deleteFrom('webauthn_challenges').where('expires_at', '<', sql<Date>`${now}::timestamptz`).executeTakeFirst();
+      const result = await db
+        .deleteFrom('webauthn_challenges')
+        .where('expires_at', '<', sql<Date>`${now}::timestamptz`)
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };

@@ -8,40 +8,69 @@ const codeColumns = ['id', 'user_id', 'code_hash', 'attempts', 'expires_at', 'us
 export function passwordSetupRepository(db: Kysely<Tables>): PasswordSetupRepository {
   return {
     async saveCode(row) {
-      await db.insertInto('password_setup_codes').values({ ...row, attempts: 0, used_at: null })
-        .onConflict((oc) => oc.column('id').doUpdateSet({ user_id: row.user_id, code_hash: row.code_hash, expires_at: row.expires_at, attempts: 0, used_at: null }))
+      await db
+        .insertInto('password_setup_codes')
+        .values({ ...row, attempts: 0, used_at: null })
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet({ user_id: row.user_id, code_hash: row.code_hash, expires_at: row.expires_at, attempts: 0, used_at: null }),
+        )
         .execute();
     },
 
     findCode: (id) => db.selectFrom('password_setup_codes').select(codeColumns).where('id', '=', id).executeTakeFirst(),
 
     async countAttempt(id, maxAttempts, now) {
-      const row = await db.updateTable('password_setup_codes').set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', id).where('used_at', 'is', null).where('expires_at', '>', now).where('attempts', '<', maxAttempts)
-        .returning(codeColumns).executeTakeFirst();
+      const row = await db
+        .updateTable('password_setup_codes')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', id)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .where('attempts', '<', maxAttempts)
+        .returning(codeColumns)
+        .executeTakeFirst();
       return row ? { ...row, attempts: row.attempts - 1 } : undefined;
     },
 
     async consumeCode(id, now) {
-      const result = await db.updateTable('password_setup_codes').set({ used_at: now })
-        .where('id', '=', id).where('used_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('password_setup_codes')
+        .set({ used_at: now })
+        .where('id', '=', id)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
 
     async saveLink(row) {
-      await db.insertInto('recovery_links').values({ ...row, used_at: null }).execute();
+      await db
+        .insertInto('recovery_links')
+        .values({ ...row, used_at: null })
+        .execute();
     },
 
     async findLink(tokenHash, now) {
-      const row = await db.selectFrom('recovery_links').select('user_id')
-        .where('token_hash', '=', tokenHash).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+      const row = await db
+        .selectFrom('recovery_links')
+        .select('user_id')
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
       return row?.user_id;
     },
 
     async consumeLink(tokenHash, now) {
-      const row = await db.updateTable('recovery_links').set({ used_at: now })
-        .where('token_hash', '=', tokenHash).where('used_at', 'is', null).where('expires_at', '>', now)
-        .returning('user_id').executeTakeFirst();
+      const row = await db
+        .updateTable('recovery_links')
+        .set({ used_at: now })
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returning('user_id')
+        .executeTakeFirst();
       return row?.user_id;
     },
 

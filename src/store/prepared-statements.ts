@@ -26,17 +26,26 @@ export function statementName(text: string): string | undefined {
  * builder costs more per call than the hot lookups themselves. `build` receives a placeholder for each name;
  * every parameter of the compiled query must be one of them.
  */
-export function preparedLookup<V extends Record<string, unknown>, R>(build: (db: Kysely<any>, values: V) => Compilable<R>, keys: Array<keyof V & string>) {
+export function preparedLookup<V extends Record<string, unknown>, R>(
+  build: (db: Kysely<any>, values: V) => Compilable<R>,
+  keys: Array<keyof V & string>,
+) {
   let compiled: { text: string; order: Array<keyof V> } | undefined;
   return async (db: Kysely<any>, values: V): Promise<R | undefined> => {
     if (!compiled) {
       const placeholders = Object.fromEntries(keys.map((key) => [key, { placeholder: key }])) as unknown as V;
       const query = build(db, placeholders).compile();
       const order = query.parameters.map((parameter) => keys.find((key) => placeholders[key] === parameter));
-      if (order.some((key) => key === undefined)) throw new Error(`preparedLookup: a parameter of ${query.sql} is not one of ${keys.join(', ')}`);
+      if (order.some((key) => key === undefined))
+        throw new Error(`preparedLookup: a parameter of ${query.sql} is not one of ${keys.join(', ')}`);
       compiled = { text: prepareStatement(query.sql), order: order as Array<keyof V> };
     }
-    const { rows } = await db.executeQuery<R>(CompiledQuery.raw(compiled.text, compiled.order.map((key) => values[key])));
+    const { rows } = await db.executeQuery<R>(
+      CompiledQuery.raw(
+        compiled.text,
+        compiled.order.map((key) => values[key]),
+      ),
+    );
     return rows[0];
   };
 }

@@ -18,7 +18,11 @@ export interface Keeping<T> {
 const asItIs: Keeping<any> = { keep: (value) => value, give: (kept) => kept };
 export interface ReadCache {
   /** The cached value of `key`, or `load()`'s answer (kept when it is defined and no notice raced it). */
-  read<T>(key: string, load: () => Promise<T | undefined>, how?: { keeping?: Keeping<T>; expiresAt?: (value: T) => number | undefined }): Promise<T | undefined>;
+  read<T>(
+    key: string,
+    load: () => Promise<T | undefined>,
+    how?: { keeping?: Keeping<T>; expiresAt?: (value: T) => number | undefined },
+  ): Promise<T | undefined>;
   /**
    * Keeps `value` under `key` without reading it: a row this replica has just created, which nobody else knew
    * before its creation committed (the notice of any later change forgets it, as for any entry).
@@ -72,13 +76,20 @@ export function createReadCache(options: ReadCacheOptions): ReadCache {
       return entries.size;
     },
 
-    async read<T>(key: string, load: () => Promise<T | undefined>, how: { keeping?: Keeping<T>; expiresAt?: (value: T) => number | undefined } = {}) {
+    async read<T>(
+      key: string,
+      load: () => Promise<T | undefined>,
+      how: { keeping?: Keeping<T>; expiresAt?: (value: T) => number | undefined } = {},
+    ) {
       const keeping = how.keeping ?? asItIs;
       if (!live || options.maxEntries === 0) return load();
       const hit = entries.get(key);
       if (hit && hit.expiresAt > Date.now()) {
         // A change committed before this read must be known before memory answers: then the entry must still be there.
-        const fenced = await (options.fence?.() ?? Promise.resolve()).then(() => true, () => false);
+        const fenced = await (options.fence?.() ?? Promise.resolve()).then(
+          () => true,
+          () => false,
+        );
         if (fenced && live && entries.get(key) === hit) return keeping.give(hit.value);
       } else if (hit) {
         entries.delete(key);

@@ -87,6 +87,6 @@ async function redeemRun(db: Kysely<Tables>, calls: RedeemCall[]): Promise<Redee
 /** Runs the calls (each with at least one row) in as few statements as their rows allow; answers in their order. */
 export async function redeemTogether(db: Kysely<Tables>, calls: RedeemCall[]): Promise<Redeemed[]> {
   const answers: Redeemed[] = [];
-  for (const run of disjointRuns(calls)) answers.push(...await redeemRun(db, run));
+  for (const run of disjointRuns(calls)) answers.push(...(await redeemRun(db, run)));
   return answers;
 }

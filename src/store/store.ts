@@ -29,8 +29,11 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
     passkeys: passkeysRepository(db),
     state: {
       async claimOnce(key) {
-        const result = await db.insertInto('instance_state').values({ key })
-          .onConflict((oc) => oc.column('key').doNothing()).executeTakeFirst();
+        const result = await db
+          .insertInto('instance_state')
+          .values({ key })
+          .onConflict((oc) => oc.column('key').doNothing())
+          .executeTakeFirst();
         return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
       },
     },

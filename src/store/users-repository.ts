@@ -9,14 +9,36 @@ import { UUID } from '../uuid.js';
 import { preparedLookup } from './prepared-statements.js';
 
 export const USER_COLUMNS = [
-  'id', 'uuid', 'username', 'email', 'name', 'email_verified', 'is_active', 'attributes', 'last_login', 'created_at', 'updated_at',
+  'id',
+  'uuid',
+  'username',
+  'email',
+  'name',
+  'email_verified',
+  'is_active',
+  'attributes',
+  'last_login',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /** A user with the lower-cased names of its groups: the access-group check of every token request (prepared). */
-const withGroups = preparedLookup<{ uuid: string }, UserRow & { groups: string[] }>((db: Kysely<Tables>, { uuid }) => db.selectFrom('users').select(USER_COLUMNS)
-  .select((eb) => sql<string[]>`array(${eb.selectFrom('memberships').innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
-    .select(sql<string>`lower(groups.name)`.as('name')).whereRef('memberships.user_id', '=', 'users.id').orderBy('name')})`.as('groups'))
-  .where('uuid', '=', uuid), ['uuid']);
+const withGroups = preparedLookup<{ uuid: string }, UserRow & { groups: string[] }>(
+  (db: Kysely<Tables>, { uuid }) =>
+    db
+      .selectFrom('users')
+      .select(USER_COLUMNS)
+      .select((eb) =>
+        sql<string[]>`array(${eb
+          .selectFrom('memberships')
+          .innerJoin('groups', 'groups.uuid', 'memberships.group_uuid')
+          .select(sql<string>`lower(groups.name)`.as('name'))
+          .whereRef('memberships.user_id', '=', 'users.id')
+          .orderBy('name')})`.as('groups'),
+      )
+      .where('uuid', '=', uuid),
+  ['uuid'],
+);
 
 export function usersRepository(db: Kysely<Tables>): UsersRepository {
   const filtered = (filter: UserFilter) => {
@@ -37,7 +59,8 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
   return {
     insert: (user: NewUser) =>
       mapUnique(
-        db.insertInto('users')
+        db
+          .insertInto('users')
           .values({
             username: user.username,
             email: user.email,
@@ -55,7 +78,8 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     findById: (id) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst(),
 
     // The uuid column refuses malformed text with an error; an unknown subject is simply absent.
-    findByUuid: async (uuid) => (UUID.test(uuid) ? db.selectFrom('users').select(USER_COLUMNS).where('uuid', '=', uuid).executeTakeFirst() : undefined),
+    findByUuid: async (uuid) =>
+      UUID.test(uuid) ? db.selectFrom('users').select(USER_COLUMNS).where('uuid', '=', uuid).executeTakeFirst() : undefined,
 
     async findByUuidWithGroups(uuid) {
       if (!UUID.test(uuid)) return undefined;
@@ -66,7 +90,13 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     },
 
     findByEmail: async (email) =>
-      (isStorableText(email) ? db.selectFrom('users').select(USER_COLUMNS).where(sql`lower(email)`, '=', lowered(email)).executeTakeFirst() : undefined),
+      isStorableText(email)
+        ? db
+            .selectFrom('users')
+            .select(USER_COLUMNS)
+            .where(sql`lower(email)`, '=', lowered(email))
+            .executeTakeFirst()
+        : undefined,
 
     lockById: (id) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst(),
 
@@ -75,16 +105,26 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
         // A search reads its matches once, through the trigram indexes (materialized: with the page's ORDER BY id
         // LIMIT the planner would walk the primary key instead, through the whole table for a rare term), and
         // counts and pages them in the same statement.
-        const rows = await db.with((cte) => cte('matched').materialized(), () => filtered(filter).select(USER_COLUMNS))
-          .selectFrom('matched').selectAll()
+        const rows = await db
+          .with(
+            (cte) => cte('matched').materialized(),
+            () => filtered(filter).select(USER_COLUMNS),
+          )
+          .selectFrom('matched')
+          .selectAll()
           .select(sql<number>`(select count(*) from matched)::int`.as('total'))
-          .orderBy('id').offset(page.offset).limit(page.limit).execute();
+          .orderBy('id')
+          .offset(page.offset)
+          .limit(page.limit)
+          .execute();
         if (rows.length) return { total: rows[0]!.total, rows: rows.map(({ total: _total, ...row }) => row as UserRow) };
         if (!page.offset) return { total: 0, rows: [] };
       }
       // The count and the page are independent reads: asked together, a list waits for the slower, not both.
       const [[{ total }], rows] = await Promise.all([
-        filtered(filter).select(sql<number>`count(*)::int`.as('total')).execute(),
+        filtered(filter)
+          .select(sql<number>`count(*)::int`.as('total'))
+          .execute(),
         filtered(filter).select(USER_COLUMNS).orderBy('id').offset(page.offset).limit(page.limit).execute(),
       ]);
       return { total: total!, rows };
@@ -93,7 +133,8 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
     update: (id, changes: UserChanges) => {
       const { attributes, ...plain } = changes;
       return mapUnique(
-        db.updateTable('users')
+        db
+          .updateTable('users')
           .set({ ...plain, ...(attributes ? { attributes: JSON.stringify(attributes) } : {}), updated_at: sql`now()` })
           .where('id', '=', id)
           .returning(USER_COLUMNS)
@@ -108,8 +149,14 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
 
     async groupsOf(ids) {
       const rows = ids.length
-        ? await db.selectFrom('memberships').select(['user_id', 'group_uuid']).where('user_id', 'in', ids).orderBy('group_uuid').execute() : [];
-      return collect(ids, rows, (row) => row.user_id, (row) => row.group_uuid);
+        ? await db.selectFrom('memberships').select(['user_id', 'group_uuid']).where('user_id', 'in', ids).orderBy('group_uuid').execute()
+        : [];
+      return collect(
+        ids,
+        rows,
+        (row) => row.user_id,
+        (row) => row.group_uuid,
+      );
     },
   };
 }

@@ -40,13 +40,19 @@ describe.each(engines)('account page (%s)', (engine) => {
 
   beforeAll(async () => {
     [smtp, backchannel] = await Promise.all([startSmtpCapture(), startReceiver()]);
-    idp = await startCredentialsServer(engine, web.rp.url, [
-      { slug: 'wiki', backchannel_logout_uri: `${backchannel.url}/wiki` }, { slug: 'notes', backchannel_logout_uri: `${backchannel.url}/notes` },
-    ], {
-      mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' },
-      rate_limits: { ip_per_minute: 1000 },
-      webhooks: { allow_insecure_loopback: true },
-    });
+    idp = await startCredentialsServer(
+      engine,
+      web.rp.url,
+      [
+        { slug: 'wiki', backchannel_logout_uri: `${backchannel.url}/wiki` },
+        { slug: 'notes', backchannel_logout_uri: `${backchannel.url}/notes` },
+      ],
+      {
+        mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' },
+        rate_limits: { ip_per_minute: 1000 },
+        webhooks: { allow_insecure_loopback: true },
+      },
+    );
   });
   afterAll(async () => {
     await idp?.close();
@@ -96,14 +102,19 @@ describe.each(engines)('account page (%s)', (engine) => {
       await expect(statusText(web.page)).resolves.toBe('Your password was changed. Your other sessions were signed out.');
 
       expect((await silentAuthorization(otherPage, wiki)).searchParams.get('error')).toBe('login_required');
-      const refreshed = await refresh(wiki, (await tokensOf(await runFlow(await other.newPage(), wiki, { email: user.email, password: NEW_PASSWORD }))).refresh_token!);
+      const refreshed = await refresh(
+        wiki,
+        (await tokensOf(await runFlow(await other.newPage(), wiki, { email: user.email, password: NEW_PASSWORD }))).refresh_token!,
+      );
       expect(refreshed.status).toBe(200); // the new password signs in
       expect((await refresh(wiki, earlier.refresh_token!)).body.error).toBe('invalid_grant');
       await verifyLogoutToken((await backchannel.waitFor(1))[0]!, wiki, user.uuid);
     } finally {
       await other.close();
     }
-    await expect(smtp.waitFor(user.email).then((mail) => /^Subject: (.*)$/m.exec(mail.raw)?.[1]?.trim())).resolves.toBe('Your password was changed');
+    await expect(smtp.waitFor(user.email).then((mail) => /^Subject: (.*)$/m.exec(mail.raw)?.[1]?.trim())).resolves.toBe(
+      'Your password was changed',
+    );
     // This browser stays on its account page; the old password no longer signs in anywhere.
     await web.page.reload();
     await expect(heading(web.page)).resolves.toBe('Your account');
@@ -190,7 +201,9 @@ describe.each(engines)('account page (%s)', (engine) => {
     // Age the SSO session's sign-in by eleven minutes, as time would.
     const sessions = idp.store.oidcPayloads;
     const cookie = (await web.context.cookies()).find((c) => c.name === 'idp_account')!;
-    const { value: { sid } } = JSON.parse(Buffer.from(cookie.value.split('.')[0]!, 'base64url').toString()) as { value: { sid: string } };
+    const {
+      value: { sid },
+    } = JSON.parse(Buffer.from(cookie.value.split('.')[0]!, 'base64url').toString()) as { value: { sid: string } };
     const session = (await sessions.findByUid('Session', sid, new Date()))!;
     await sessions.upsert({ ...session, payload: { ...session.payload, loginTs: Math.floor(Date.now() / 1000) - 660 } });
     await web.page.reload();
@@ -208,7 +221,7 @@ describe.each(engines)('account page (%s)', (engine) => {
     await expect(web.page.locator('.hint', { hasText: 'more than ten minutes ago' }).count()).resolves.toBe(0);
   });
 
-  test('a change without the session\'s CSRF token is refused and changes nothing', async () => {
+  test("a change without the session's CSRF token is refused and changes nothing", async () => {
     const user = await idp.user();
     await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
     await web.page.goto(`${idp.url}/account/`);
@@ -225,9 +238,16 @@ describe('account page with profile_edits (pglite)', () => {
   let hooks: Receiver;
   beforeAll(async () => {
     hooks = await startReceiver();
-    idp = await startCredentialsServer('pglite', web.rp.url, [{ slug: 'wiki', webhook: { url: `${hooks.url}/hook`, secret: 'hook-secret-0123456789' } }], {
-      account: { profile_edits: true, changes_per_hour: 30 }, rate_limits: { ip_per_minute: 1000 }, webhooks: { allow_insecure_loopback: true },
-    });
+    idp = await startCredentialsServer(
+      'pglite',
+      web.rp.url,
+      [{ slug: 'wiki', webhook: { url: `${hooks.url}/hook`, secret: 'hook-secret-0123456789' } }],
+      {
+        account: { profile_edits: true, changes_per_hour: 30 },
+        rate_limits: { ip_per_minute: 1000 },
+        webhooks: { allow_insecure_loopback: true },
+      },
+    );
   });
   afterAll(async () => {
     await idp?.close();
@@ -249,7 +269,10 @@ describe('account page with profile_edits (pglite)', () => {
     const { rows } = await idp.store.audit.list({ user: user.uuid, action: 'user.updated' }, { offset: 0, limit: 5 });
     expect(rows[0]).toMatchObject({ actor_type: 'user', actor: user.uuid, details: { changed: ['email', 'name'] } });
     const hook = JSON.parse((await hooks.waitFor(1))[0]!.raw.toString('utf8'));
-    expect(hook).toMatchObject({ event_type: 'user_updated', data: { user_id: user.uuid, changed: expect.arrayContaining(['name', 'email']) } });
+    expect(hook).toMatchObject({
+      event_type: 'user_updated',
+      data: { user_id: user.uuid, changed: expect.arrayContaining(['name', 'email']) },
+    });
     const other = await idp.user();
     await web.page.getByLabel('E-mail', { exact: true }).fill(other.email);
     await web.page.getByRole('button', { name: 'Save profile' }).click();

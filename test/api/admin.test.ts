@@ -33,11 +33,19 @@ describe.each(engines)('admin API on %s', (engine) => {
     const everythingElse = await s.token(API_SCOPES.filter((scope) => scope !== 'admin'));
     for (const [method, path, json] of operations) {
       const anonymous = await s.api(path, { method, token: null, json });
-      expect({ method, path, status: anonymous.status, detail: anonymous.body.detail }).toEqual({ method, path, status: 401, detail: 'Authentication credentials were not provided.' });
+      expect({ method, path, status: anonymous.status, detail: anonymous.body.detail }).toEqual({
+        method,
+        path,
+        status: 401,
+        detail: 'Authentication credentials were not provided.',
+      });
       expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="api"');
       const denied = await s.api(path, { method, token: everythingElse, json });
       expect({ method, path, status: denied.status, body: denied.body }).toEqual({
-        method, path, status: 403, body: { detail: 'You do not have permission to perform this action (the token lacks the admin scope).' },
+        method,
+        path,
+        status: 403,
+        body: { detail: 'You do not have permission to perform this action (the token lacks the admin scope).' },
       });
     }
     // The token made above is the only new one; the keys are as they were.
@@ -50,8 +58,14 @@ describe.each(engines)('admin API on %s', (engine) => {
     expect(created.status).toBe(201);
     expect(created.headers.get('cache-control')).toBe('no-store');
     expect(created.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'deploy-bot', scopes: ['users:read'], token: expect.stringMatching(/^idp_[A-Za-z0-9_-]{43}$/),
-      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), last_used_at: null, expires_at: null, revoked_at: null,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'deploy-bot',
+      scopes: ['users:read'],
+      token: expect.stringMatching(/^idp_[A-Za-z0-9_-]{43}$/),
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      last_used_at: null,
+      expires_at: null,
+      revoked_at: null,
     });
     const { id, token } = created.body as { id: string; token: string };
 
@@ -99,7 +113,10 @@ describe.each(engines)('admin API on %s', (engine) => {
       [{ name: 'x', scopes: ['everything'] }, { scopes: [`Select one of: ${API_SCOPES.join(', ')}.`] }],
       [{ name: 'x', scopes: 'users:read' }, { scopes: ['Expected a list of items.'] }],
       [{ name: 'x', scopes: [] }, { scopes: ['Give at least one scope.'] }],
-      [{ name: 'x', scopes: ['users:read'], expires_in_days: 0 }, { expires_in_days: ['Ensure this value is greater than or equal to 1.'] }],
+      [
+        { name: 'x', scopes: ['users:read'], expires_in_days: 0 },
+        { expires_in_days: ['Ensure this value is greater than or equal to 1.'] },
+      ],
       [{ name: 'x', scopes: ['users:read'], expires_in_days: 1.5 }, { expires_in_days: ['A valid integer is required.'] }],
       [{ name: 'x', scopes: ['users:read'], token: 'idp_mine' }, { token: ['Unknown field.'] }],
       [['users:read'], { non_field_errors: ['Invalid data. Expected a dictionary, but got list.'] }],
@@ -110,7 +127,9 @@ describe.each(engines)('admin API on %s', (engine) => {
     }
     const malformed = await s.api('/api/v3/admin/tokens/', { body: '{"name": ', headers: { 'Content-Type': 'application/json' } });
     expect(malformed).toMatchObject({ status: 400, body: { detail: expect.stringContaining('JSON parse error') } });
-    expect((await s.api('/api/v3/admin/tokens/', { body: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
+    expect(
+      (await s.api('/api/v3/admin/tokens/', { body: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })).status,
+    ).toBe(415);
     expect((await s.db.store.apiTokens.list()).length).toBe(before);
   });
 
@@ -125,7 +144,12 @@ describe.each(engines)('admin API on %s', (engine) => {
 
     // Stored at once: the store's own list (what every process loads its keys from) has it active, first.
     const stored = await s.db.store.signingKeys.list();
-    expect(stored.map((key) => [key.kid, key.state])).toEqual(expect.arrayContaining([[rotated.body.kid, 'active'], [previous!.kid, 'retired']]));
+    expect(stored.map((key) => [key.kid, key.state])).toEqual(
+      expect.arrayContaining([
+        [rotated.body.kid, 'active'],
+        [previous!.kid, 'retired'],
+      ]),
+    );
     expect(stored[0]!.kid).toBe(rotated.body.kid);
 
     const listed = await s.api('/api/v3/admin/keys/');
@@ -133,7 +157,10 @@ describe.each(engines)('admin API on %s', (engine) => {
     expect(listed.body.results[0]).toEqual(rotated.body);
     expect(listed.body.results.map((key: { kid: string }) => key.kid)).toEqual(stored.map((key) => key.kid));
     expect(listed.body.results.find((key: { kid: string }) => key.kid === previous!.kid)).toEqual({
-      kid: previous!.kid, state: 'retired', created_at: previous!.created_at.toISOString(), retired_at: expect.any(String),
+      kid: previous!.kid,
+      state: 'retired',
+      created_at: previous!.created_at.toISOString(),
+      retired_at: expect.any(String),
     });
     const text = JSON.stringify(listed.body) + JSON.stringify(rotated.body);
     for (const secret of ['encrypted_jwk', '"d"', '"p"', '"q"', '"n"', previous!.encrypted_jwk]) expect(text).not.toContain(secret);
@@ -147,14 +174,23 @@ describe.each(engines)('admin API on %s', (engine) => {
     expect(first.body.results).toHaveLength(1);
     const last = await s.api(`/api/v3/admin/tokens/?page_size=1&page=${total}`);
     expect(last.body.results[0].id).toBe((await s.db.store.apiTokens.list()).at(-1)!.id);
-    expect(await s.api(`/api/v3/admin/tokens/?page=${total + 1}&page_size=1`)).toMatchObject({ status: 404, body: { detail: 'Invalid page.' } });
-    expect(await s.api('/api/v3/admin/keys/?page_size=ten')).toMatchObject({ status: 400, body: { page_size: ['A valid integer is required.'] } });
-    expect(await s.api('/api/v3/admin/keys/', { method: 'PUT', json: {} })).toMatchObject({ status: 405, body: { detail: 'Method "PUT" not allowed.' } });
+    expect(await s.api(`/api/v3/admin/tokens/?page=${total + 1}&page_size=1`)).toMatchObject({
+      status: 404,
+      body: { detail: 'Invalid page.' },
+    });
+    expect(await s.api('/api/v3/admin/keys/?page_size=ten')).toMatchObject({
+      status: 400,
+      body: { page_size: ['A valid integer is required.'] },
+    });
+    expect(await s.api('/api/v3/admin/keys/', { method: 'PUT', json: {} })).toMatchObject({
+      status: 405,
+      body: { detail: 'Method "PUT" not allowed.' },
+    });
     expect(await s.api('/api/v3/admin/nothing/')).toMatchObject({ status: 404, body: { detail: 'Not found.' } });
   });
 });
 
-test('admin requests count against the token\'s rate limit like any other', async () => {
+test("admin requests count against the token's rate limit like any other", async () => {
   const s = await startTestServer('pglite', { rate_limits: { api_per_minute: 3 } });
   try {
     const token = await s.token(['admin']);

@@ -19,14 +19,22 @@ describe.each(engines)('audit trail (%s)', (engine) => {
 
   beforeAll(async () => {
     idp = await startOidcServer(engine, CALLBACK, [{ slug: 'wiki' }, { slug: 'vault', access_group: 'vault-users' }]);
-    const created = await createApiToken(idp.store, { name: 'provisioner', scopes: ['users:read', 'users:write', 'groups:read', 'groups:write', 'audit:read'] });
+    const created = await createApiToken(idp.store, {
+      name: 'provisioner',
+      scopes: ['users:read', 'users:write', 'groups:read', 'groups:write', 'audit:read'],
+    });
     [token, tokenId] = [created.token, created.row.id];
   });
   afterAll(async () => idp?.close());
 
   async function api(method: string, path: string, body?: unknown, bearer = token) {
     const response = await fetch(`${idp.url}${path}`, {
-      method, headers: { Authorization: `Bearer ${bearer}`, 'User-Agent': 'audit-test/1.0', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      method,
+      headers: {
+        Authorization: `Bearer ${bearer}`,
+        'User-Agent': 'audit-test/1.0',
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -35,24 +43,46 @@ describe.each(engines)('audit trail (%s)', (engine) => {
   const trail = async (query: string) => (await api('GET', `/api/v3/events/audit/?page_size=100&${query}`)).body;
 
   test('provisioning changes name the API token, the address and the fields, not their values', async () => {
-    const created = await api('POST', '/api/v3/core/users/', { username: 'audited', email: 'audited@example.com', name: 'Audited One', attributes: { team: 'x' } });
+    const created = await api('POST', '/api/v3/core/users/', {
+      username: 'audited',
+      email: 'audited@example.com',
+      name: 'Audited One',
+      attributes: { team: 'x' },
+    });
     expect(created.status).toBe(201);
     const uuid = created.body.uuid as string;
     expect((await api('PATCH', `/api/v3/core/users/${created.body.pk}/`, { name: 'Audited Two', is_active: false })).status).toBe(200);
     expect((await api('PATCH', `/api/v3/core/users/${created.body.pk}/`, { name: 'Audited Two' })).status).toBe(200); // no change: no event
-    expect((await api('POST', `/api/v3/core/users/${created.body.pk}/set_password/`, { password: 'a secret passphrase' })).status).toBe(204);
+    expect((await api('POST', `/api/v3/core/users/${created.body.pk}/set_password/`, { password: 'a secret passphrase' })).status).toBe(
+      204,
+    );
     const group = (await api('POST', '/api/v3/core/groups/', { name: 'audited-group' })).body;
     expect((await api('POST', `/api/v3/core/groups/${group.pk}/add_user/`, { pk: created.body.pk })).status).toBe(204);
     expect((await api('DELETE', `/api/v3/core/users/${created.body.pk}/`)).status).toBe(204);
 
     const { results, pagination } = await trail(`user=${uuid}`);
-    expect(results.map((event: { action: string }) => event.action)).toEqual(['user.deleted', 'group.member_added', 'password.set', 'user.updated', 'user.created']);
+    expect(results.map((event: { action: string }) => event.action)).toEqual([
+      'user.deleted',
+      'group.member_added',
+      'password.set',
+      'user.updated',
+      'user.created',
+    ]);
     expect(pagination.count).toBe(5);
     for (const event of results) {
-      expect(event).toMatchObject({ actor: { type: 'api_token', id: tokenId }, user: uuid, ip: expect.stringMatching(/127\.0\.0\.1/), user_agent: 'audit-test/1.0' });
+      expect(event).toMatchObject({
+        actor: { type: 'api_token', id: tokenId },
+        user: uuid,
+        ip: expect.stringMatching(/127\.0\.0\.1/),
+        user_agent: 'audit-test/1.0',
+      });
     }
-    expect(results.find((event: { action: string }) => event.action === 'user.updated').details).toEqual({ changed: ['is_active', 'name'] });
-    expect(results.find((event: { action: string }) => event.action === 'user.created').details).toEqual({ fields: ['attributes', 'email', 'groups', 'name', 'username'] });
+    expect(results.find((event: { action: string }) => event.action === 'user.updated').details).toEqual({
+      changed: ['is_active', 'name'],
+    });
+    expect(results.find((event: { action: string }) => event.action === 'user.created').details).toEqual({
+      fields: ['attributes', 'email', 'groups', 'name', 'username'],
+    });
     expect(JSON.stringify(results)).not.toContain('a secret passphrase');
     expect(JSON.stringify(results)).not.toContain('Audited Two');
   });
@@ -69,19 +99,32 @@ describe.each(engines)('audit trail (%s)', (engine) => {
     const flow = await httpSignIn(new CookieClient(), idp.apps.wiki!, idp.url, user.email, PASSWORD);
     expect((await redeemCode(idp.apps.wiki!, idp.url, flow)).status).toBe(200);
     const succeeded = (await trail(`user=${user.uuid}&action=sign_in.succeeded`)).results;
-    expect(succeeded).toEqual([expect.objectContaining({ app: 'wiki', actor: { type: 'user', id: user.uuid }, details: { method: ['pwd'] }, ip: expect.stringMatching(/127\.0\.0\.1/) })]);
+    expect(succeeded).toEqual([
+      expect.objectContaining({
+        app: 'wiki',
+        actor: { type: 'user', id: user.uuid },
+        details: { method: ['pwd'] },
+        ip: expect.stringMatching(/127\.0\.0\.1/),
+      }),
+    ]);
 
     const http = new CookieClient();
     const emailPage = await http.follow(await http.request((await pkceRequest(idp.apps.wiki!, idp.url)).url.href), CALLBACK);
     if (emailPage instanceof URL) throw new Error('expected the sign-in page');
     await submit(http, await submit(http, emailPage, { email: 'nobody-here@example.com' }), { password: 'typed password' });
     const failed = (await trail('app=wiki&action=sign_in.failed')).results;
-    expect(failed[0]).toMatchObject({ actor: { type: 'anonymous', id: null }, user: null, details: { step: 'pwd', email: 'nobody-here@example.com' } });
+    expect(failed[0]).toMatchObject({
+      actor: { type: 'anonymous', id: null },
+      user: null,
+      details: { step: 'pwd', email: 'nobody-here@example.com' },
+    });
     expect(JSON.stringify(failed)).not.toContain('typed password');
 
     const denied = await httpSignIn(new CookieClient(), idp.apps.vault!, idp.url, user.email, PASSWORD);
     expect(denied.callback.searchParams.get('error')).toBe('access_denied');
-    expect((await trail(`user=${user.uuid}&app=vault`)).results.map((event: { action: string }) => event.action)).toEqual(['sign_in.denied']);
+    expect((await trail(`user=${user.uuid}&app=vault`)).results.map((event: { action: string }) => event.action)).toEqual([
+      'sign_in.denied',
+    ]);
   });
 
   test('an application revoking a token, and a logout, are on the trail', async () => {
@@ -89,8 +132,14 @@ describe.each(engines)('audit trail (%s)', (engine) => {
     const flow = await httpSignIn(new CookieClient(), idp.apps.wiki!, idp.url, user.email, PASSWORD);
     const tokens = (await redeemCode(idp.apps.wiki!, idp.url, flow)).body;
     const revoked = await fetch(`${idp.url}/application/o/revoke/`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: tokens.refresh_token, token_type_hint: 'refresh_token', client_id: 'client-wiki', client_secret: idp.apps.wiki!.client_secret }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: tokens.refresh_token,
+        token_type_hint: 'refresh_token',
+        client_id: 'client-wiki',
+        client_secret: idp.apps.wiki!.client_secret,
+      }),
     });
     expect(revoked.status).toBe(200);
     const events = (await trail('app=wiki&action=token.revoked')).results;

@@ -15,8 +15,14 @@ describe('API errors', () => {
     const missing = await s.api('/api/v3/core/users/', { token: null });
     expect(missing).toMatchObject({ status: 401, body: { detail: 'Authentication credentials were not provided.' } });
     expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(await s.api('/api/v3/core/users/', { token: null, headers: { Authorization: 'Basic dXNlcjpwYXNz' } })).toMatchObject({ status: 401, body: { detail: expect.stringContaining('Invalid token header') } });
-    expect(await s.api('/api/v3/core/users/', { token: 'idp_not-a-real-token' })).toMatchObject({ status: 401, body: { detail: 'Invalid token.' } });
+    expect(await s.api('/api/v3/core/users/', { token: null, headers: { Authorization: 'Basic dXNlcjpwYXNz' } })).toMatchObject({
+      status: 401,
+      body: { detail: expect.stringContaining('Invalid token header') },
+    });
+    expect(await s.api('/api/v3/core/users/', { token: 'idp_not-a-real-token' })).toMatchObject({
+      status: 401,
+      body: { detail: 'Invalid token.' },
+    });
 
     const token = await s.token(['users:read']);
     expect((await s.api('/api/v3/core/users/', { token })).status).toBe(200);
@@ -27,7 +33,10 @@ describe('API errors', () => {
 
   test('403 when the token lacks the scope; nothing is written', async () => {
     const reader = await s.token(['users:read', 'groups:read']);
-    const denied = await s.api('/api/v3/core/users/', { token: reader, json: { username: 'no@example.com', email: 'no@example.com', name: 'No' } });
+    const denied = await s.api('/api/v3/core/users/', {
+      token: reader,
+      json: { username: 'no@example.com', email: 'no@example.com', name: 'No' },
+    });
     expect(denied.status).toBe(403);
     expect(denied.body.detail).toContain('users:write');
     expect((await s.api('/api/v3/core/users/?email=no@example.com')).body.pagination.count).toBe(0);
@@ -35,11 +44,16 @@ describe('API errors', () => {
   });
 
   test('non-JSON body → 415; malformed JSON → 400 detail; body over 1 MB → 413', async () => {
-    const text = await s.api('/api/v3/core/users/', { body: 'username=a', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const text = await s.api('/api/v3/core/users/', {
+      body: 'username=a',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(text).toMatchObject({ status: 415, body: { detail: expect.stringContaining('Unsupported media type') } });
     const malformed = await s.api('/api/v3/core/users/', { body: '{"username": ', headers: { 'Content-Type': 'application/json' } });
     expect(malformed).toMatchObject({ status: 400, body: { detail: expect.stringContaining('JSON parse error') } });
-    const huge = await s.api('/api/v3/core/users/', { json: { username: 'big@example.com', email: 'big@example.com', name: 'x'.repeat(1_100_000) } });
+    const huge = await s.api('/api/v3/core/users/', {
+      json: { username: 'big@example.com', email: 'big@example.com', name: 'x'.repeat(1_100_000) },
+    });
     expect(huge).toMatchObject({ status: 413, body: { detail: expect.stringContaining('larger than') } });
     expect((await s.api('/api/v3/core/users/?email=big@example.com')).body.pagination.count).toBe(0);
   });

@@ -18,9 +18,18 @@ describe.each(engines)('groups API on %s', (engine) => {
   test('create → 201; get returns pk, name, users, users_count', async () => {
     const created = await s.api('/api/v3/core/groups/', { json: { name: 'Engineering', attributes: { cost_center: 7 } } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ pk: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Engineering', users: [], users_count: 0, attributes: { cost_center: 7 } });
+    expect(created.body).toEqual({
+      pk: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Engineering',
+      users: [],
+      users_count: 0,
+      attributes: { cost_center: 7 },
+    });
     expect((await s.api(`/api/v3/core/groups/${created.body.pk}/`)).body).toEqual(created.body);
-    expect(await s.api('/api/v3/core/groups/', { json: { name: 'engineering' } })).toMatchObject({ status: 400, body: { name: ['A group with this name already exists.'] } });
+    expect(await s.api('/api/v3/core/groups/', { json: { name: 'engineering' } })).toMatchObject({
+      status: 400,
+      body: { name: ['A group with this name already exists.'] },
+    });
     expect(await s.api('/api/v3/core/groups/', { json: {} })).toMatchObject({ status: 400, body: { name: ['This field is required.'] } });
   });
 
@@ -43,12 +52,30 @@ describe.each(engines)('groups API on %s', (engine) => {
 
   test('membership errors: unknown user or group → 404, bad body → 400', async () => {
     const group = await newGroup('strict');
-    expect(await s.api(`/api/v3/core/groups/${group}/add_user/`, { json: { pk: 987654 } })).toMatchObject({ status: 404, body: { detail: 'Not found.' } });
-    expect(await s.api('/api/v3/core/groups/00000000-0000-4000-8000-000000000000/add_user/', { json: { pk: 1 } })).toMatchObject({ status: 404, body: { detail: 'Not found.' } });
-    expect(await s.api('/api/v3/core/groups/not-a-uuid/add_user/', { json: { pk: 1 } })).toMatchObject({ status: 404, body: { detail: 'Not found.' } });
-    expect(await s.api(`/api/v3/core/groups/${group}/add_user/`, { json: {} })).toMatchObject({ status: 400, body: { pk: ['This field is required.'] } });
-    expect(await s.api(`/api/v3/core/groups/${group}/add_user/`, { json: { pk: 'one' } })).toMatchObject({ status: 400, body: { pk: ['A valid integer is required.'] } });
-    expect(await s.api(`/api/v3/core/groups/${group}/add_user/`, { method: 'POST' })).toMatchObject({ status: 400, body: { pk: ['This field is required.'] } });
+    expect(await s.api(`/api/v3/core/groups/${group}/add_user/`, { json: { pk: 987654 } })).toMatchObject({
+      status: 404,
+      body: { detail: 'Not found.' },
+    });
+    expect(await s.api('/api/v3/core/groups/00000000-0000-4000-8000-000000000000/add_user/', { json: { pk: 1 } })).toMatchObject({
+      status: 404,
+      body: { detail: 'Not found.' },
+    });
+    expect(await s.api('/api/v3/core/groups/not-a-uuid/add_user/', { json: { pk: 1 } })).toMatchObject({
+      status: 404,
+      body: { detail: 'Not found.' },
+    });
+    expect(await s.api(`/api/v3/core/groups/${group}/add_user/`, { json: {} })).toMatchObject({
+      status: 400,
+      body: { pk: ['This field is required.'] },
+    });
+    expect(await s.api(`/api/v3/core/groups/${group}/add_user/`, { json: { pk: 'one' } })).toMatchObject({
+      status: 400,
+      body: { pk: ['A valid integer is required.'] },
+    });
+    expect(await s.api(`/api/v3/core/groups/${group}/add_user/`, { method: 'POST' })).toMatchObject({
+      status: 400,
+      body: { pk: ['This field is required.'] },
+    });
   });
 
   test('list with search and pagination; patch; delete removes memberships', async () => {
@@ -58,9 +85,15 @@ describe.each(engines)('groups API on %s', (engine) => {
     expect(list.body.pagination).toMatchObject({ count: 2, total_pages: 2, current: 1 });
     expect(list.body.results.map((r: { name: string }) => r.name)).toEqual(['Listable Alpha']);
 
-    const renamed = await s.api(`/api/v3/core/groups/${g}/`, { method: 'PATCH', json: { name: 'Renamed Alpha', users: [1], users_count: 9 } });
+    const renamed = await s.api(`/api/v3/core/groups/${g}/`, {
+      method: 'PATCH',
+      json: { name: 'Renamed Alpha', users: [1], users_count: 9 },
+    });
     expect(renamed).toMatchObject({ status: 200, body: { pk: g, name: 'Renamed Alpha' } });
-    expect(await s.api(`/api/v3/core/groups/${g}/`, { method: 'PATCH', json: { name: 'listable beta' } })).toMatchObject({ status: 400, body: { name: ['A group with this name already exists.'] } });
+    expect(await s.api(`/api/v3/core/groups/${g}/`, { method: 'PATCH', json: { name: 'listable beta' } })).toMatchObject({
+      status: 400,
+      body: { name: ['A group with this name already exists.'] },
+    });
 
     const u = await newUser('member-of-deleted');
     await s.api(`/api/v3/core/groups/${g}/add_user/`, { json: { pk: u } });

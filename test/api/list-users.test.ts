@@ -12,7 +12,13 @@ describe.each(engines)('user list on %s', (engine) => {
     pks = [];
     for (let i = 1; i <= 25; i++) {
       const res = await s.api('/api/v3/core/users/', {
-        json: { username: `person${i}@example.com`, email: `Person${i}@Example.com`, name: i % 5 === 0 ? `Manager Five ${i}` : `Person ${i}`, is_active: i % 2 === 1, groups: i <= 3 ? [staff] : [] },
+        json: {
+          username: `person${i}@example.com`,
+          email: `Person${i}@Example.com`,
+          name: i % 5 === 0 ? `Manager Five ${i}` : `Person ${i}`,
+          is_active: i % 2 === 1,
+          groups: i <= 3 ? [staff] : [],
+        },
       });
       pks.push(res.body.pk);
     }
@@ -24,14 +30,19 @@ describe.each(engines)('user list on %s', (engine) => {
   const list = (query: string) => s.api(`/api/v3/core/users/${query}`);
 
   test('default page: 20 results in pk order, absolute next link from the configured base URL', async () => {
-    const res = await list('', );
+    const res = await list('');
     expect(res.status).toBe(200);
     expect(res.body.results).toHaveLength(20);
     expect(res.body.results.map((u: { pk: number }) => u.pk)).toEqual(pks.slice(0, 20));
     expect(res.body.results[0]).toEqual(expect.objectContaining({ last_login: null, attributes: {}, uuid: expect.any(String) }));
     expect(res.body.pagination).toEqual({
-      count: 25, next: 'https://id.example.test/api/v3/core/users/?page=2', previous: null,
-      current: 1, total_pages: 2, start_index: 1, end_index: 20,
+      count: 25,
+      next: 'https://id.example.test/api/v3/core/users/?page=2',
+      previous: null,
+      current: 1,
+      total_pages: 2,
+      start_index: 1,
+      end_index: 20,
     });
   });
 
@@ -50,7 +61,13 @@ describe.each(engines)('user list on %s', (engine) => {
   test('filters: email (exact, any case), search (name or e-mail), is_active, groups', async () => {
     expect((await list('?email=PERSON7@example.COM')).body.results.map((u: { pk: number }) => u.pk)).toEqual([pks[6]]);
     expect((await list('?email=person7')).body.pagination.count).toBe(0);
-    expect((await list('?search=manager')).body.results.map((u: { pk: number }) => u.pk)).toEqual([pks[4], pks[9], pks[14], pks[19], pks[24]]);
+    expect((await list('?search=manager')).body.results.map((u: { pk: number }) => u.pk)).toEqual([
+      pks[4],
+      pks[9],
+      pks[14],
+      pks[19],
+      pks[24],
+    ]);
     expect((await list('?search=PERSON2')).body.pagination.count).toBe(7); // person2, person20..25 by e-mail
     expect((await list('?is_active=false')).body.pagination.count).toBe(12);
     expect((await list(`?groups=${staff}`)).body.results.map((u: { pk: number }) => u.pk)).toEqual(pks.slice(0, 3));
@@ -78,6 +95,9 @@ describe.each(engines)('user list on %s', (engine) => {
     expect(await list('?page=3')).toMatchObject({ status: 404, body: { detail: 'Invalid page.' } });
     const empty = await list('?search=nobody-matches-this');
     expect(empty.status).toBe(200);
-    expect(empty.body).toEqual({ pagination: { count: 0, next: null, previous: null, current: 1, total_pages: 1, start_index: 0, end_index: 0 }, results: [] });
+    expect(empty.body).toEqual({
+      pagination: { count: 0, next: null, previous: null, current: 1, total_pages: 1, start_index: 0, end_index: 0 },
+      results: [],
+    });
   });
 });

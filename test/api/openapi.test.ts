@@ -71,7 +71,8 @@ describe('OpenAPI document at /api/v3/schema/', () => {
     const schemaAt = `${at}${pointer('content', 'application/json', 'schema')}`;
     let check = compiled.get(schemaAt);
     if (!check) compiled.set(schemaAt, (check = ajv.compile({ $ref: `${DOC_ID}#${schemaAt}` })));
-    if (!check(answer.body)) throw new Error(`${method} ${path} ${answer.status}: ${ajv.errorsText(check.errors)} in ${JSON.stringify(answer.body)}`);
+    if (!check(answer.body))
+      throw new Error(`${method} ${path} ${answer.status}: ${ajv.errorsText(check.errors)} in ${JSON.stringify(answer.body)}`);
     for (const [header, spec] of Object.entries<Json>(response.headers ?? {})) {
       if (spec.required) expect({ header, value: answer.headers.get(header) }).toEqual({ header, value: expect.any(String) });
     }
@@ -94,11 +95,14 @@ describe('OpenAPI document at /api/v3/schema/', () => {
     expect(fromJson.servers).toEqual([{ url: `${s.settings.issuer.base_url.replace(/\/$/, '')}/api/v3` }]);
   });
 
-  test('a bad format is a 400 field map; other methods keep the API\'s errors (401 without a token, else 405)', async () => {
+  test("a bad format is a 400 field map; other methods keep the API's errors (401 without a token, else 405)", async () => {
     const bad = await s.api('/api/v3/schema/?format=xml', { token: null });
     expect(bad).toMatchObject({ status: 400, body: { format: ['Select one of: json, yaml.'] } });
     expectDocumented('GET', '/schema/', bad);
-    expect(await s.api('/api/v3/schema/', { method: 'POST', token: null })).toMatchObject({ status: 401, body: { detail: expect.any(String) } });
+    expect(await s.api('/api/v3/schema/', { method: 'POST', token: null })).toMatchObject({
+      status: 401,
+      body: { detail: expect.any(String) },
+    });
     const post = await s.api('/api/v3/schema/', { method: 'POST' });
     expect(post).toMatchObject({ status: 405, body: { detail: 'Method "POST" not allowed.' } });
     expect(post.headers.get('allow')).toContain('GET');
@@ -125,7 +129,9 @@ describe('OpenAPI document at /api/v3/schema/', () => {
     for (const [path, operations] of Object.entries<Json>(doc.paths)) {
       for (const [method, operation] of Object.entries<Json>(operations)) {
         (operation.parameters ?? []).forEach((_: unknown, index: number) => {
-          expect(() => ajv.compile({ $ref: `${DOC_ID}#${pointer('paths', path, method, 'parameters', String(index), 'schema')}` })).not.toThrow();
+          expect(() =>
+            ajv.compile({ $ref: `${DOC_ID}#${pointer('paths', path, method, 'parameters', String(index), 'schema')}` }),
+          ).not.toThrow();
         });
       }
     }
@@ -133,10 +139,21 @@ describe('OpenAPI document at /api/v3/schema/', () => {
 
   test('every route the API routers serve is documented, and nothing else is', () => {
     const { core, events, admin } = apiRouters(s.db.store, s.settings);
-    const routed = [core, events, admin, schemaRouter(s.settings.issuer.base_url)].flatMap((router) => router.stack.flatMap((layer) =>
-      layer.methods.filter((method) => method !== 'HEAD').map((method) =>
-        `${method} ${String(layer.path).replace(/^\/api\/v3/, '').replace(/:(\w+)/g, '{$1}')}`)));
-    const inDocument = Object.entries<Json>(doc.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    const routed = [core, events, admin, schemaRouter(s.settings.issuer.base_url)].flatMap((router) =>
+      router.stack.flatMap((layer) =>
+        layer.methods
+          .filter((method) => method !== 'HEAD')
+          .map(
+            (method) =>
+              `${method} ${String(layer.path)
+                .replace(/^\/api\/v3/, '')
+                .replace(/:(\w+)/g, '{$1}')}`,
+          ),
+      ),
+    );
+    const inDocument = Object.entries<Json>(doc.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(routed.length).toBeGreaterThanOrEqual(19);
     expect(inDocument.sort()).toEqual(routed.sort());
   });
@@ -152,11 +169,14 @@ describe('OpenAPI document at /api/v3/schema/', () => {
         expect(scopes).toHaveLength(1);
         const scope = scopes![0]!;
         const url = `/api/v3${path.replace('{pk}', path.startsWith('/core/users/') ? user : uuid).replace('{id}', uuid)}`;
-        const call = async (token: string) => s.api(url, { method: method.toUpperCase(), token, ...(method === 'post' || method === 'patch' ? { json: {} } : {}) });
+        const call = async (token: string) =>
+          s.api(url, { method: method.toUpperCase(), token, ...(method === 'post' || method === 'patch' ? { json: {} } : {}) });
 
         const denied = await call(await s.token(API_SCOPES.filter((other) => other !== scope)));
         expect({ op: `${method} ${path}`, status: denied.status, detail: denied.body?.detail }).toEqual({
-          op: `${method} ${path}`, status: 403, detail: `You do not have permission to perform this action (the token lacks the ${scope} scope).`,
+          op: `${method} ${path}`,
+          status: 403,
+          detail: `You do not have permission to perform this action (the token lacks the ${scope} scope).`,
         });
         expectDocumented(method, path, denied);
         const allowed = await call(await s.token([scope]));
@@ -168,7 +188,9 @@ describe('OpenAPI document at /api/v3/schema/', () => {
   });
 
   test('real answers match the documented schemas: users, groups, errors, deliveries', async () => {
-    const created = await s.api('/api/v3/core/users/', { json: { username: 'ada@example.com', email: 'ada@example.com', name: 'Ada', attributes: { first_name: 'Ada' } } });
+    const created = await s.api('/api/v3/core/users/', {
+      json: { username: 'ada@example.com', email: 'ada@example.com', name: 'Ada', attributes: { first_name: 'Ada' } },
+    });
     expect(created.status).toBe(201);
     expectDocumented('POST', '/core/users/', created);
     await s.api('/api/v3/core/users/', { json: { username: 'bob@example.com', email: 'bob@example.com', name: 'Bob' } });
@@ -217,21 +239,40 @@ describe('OpenAPI document at /api/v3/schema/', () => {
     // A delivery with one failed attempt, written as the delivery worker would.
     const eventId = randomUUID();
     await s.db.store.events.append({ id: eventId, type: 'user_updated', body: '{}' });
-    const delivery = await s.db.store.events.ensureDelivery({ event_id: eventId, app: 'demo', kind: 'webhook', target: 'https://rp.example.com/hook' });
-    await s.db.store.events.recordAttempt(delivery.id, { attempt: 1, status_code: 500, error: 'HTTP 500', duration_ms: 12, status: 'failed' });
+    const delivery = await s.db.store.events.ensureDelivery({
+      event_id: eventId,
+      app: 'demo',
+      kind: 'webhook',
+      target: 'https://rp.example.com/hook',
+    });
+    await s.db.store.events.recordAttempt(delivery.id, {
+      attempt: 1,
+      status_code: 500,
+      error: 'HTTP 500',
+      duration_ms: 12,
+      status: 'failed',
+    });
     const deliveries = await s.api('/api/v3/events/deliveries/');
-    expect(deliveries.body.results).toEqual([expect.objectContaining({ id: delivery.id, attempt_log: [expect.objectContaining({ status_code: 500 })] })]);
+    expect(deliveries.body.results).toEqual([
+      expect.objectContaining({ id: delivery.id, attempt_log: [expect.objectContaining({ status_code: 500 })] }),
+    ]);
     expectDocumented('GET', '/events/deliveries/', deliveries);
     expectDocumented('GET', '/events/deliveries/{id}/', await s.api(`/api/v3/events/deliveries/${delivery.id}/`));
     expectDocumented('GET', '/events/deliveries/', await s.api('/api/v3/events/deliveries/?status=lost'));
     // This test server queues nothing: 503, as documented.
-    expectDocumented('POST', '/events/deliveries/{id}/redeliver/', await s.api(`/api/v3/events/deliveries/${delivery.id}/redeliver/`, { method: 'POST' }));
+    expectDocumented(
+      'POST',
+      '/events/deliveries/{id}/redeliver/',
+      await s.api(`/api/v3/events/deliveries/${delivery.id}/redeliver/`, { method: 'POST' }),
+    );
   });
 
   test('the checks can fail: an undocumented status or an undocumented field is refused', async () => {
     const created = await s.api('/api/v3/core/users/', { json: { username: 'cy@example.com', email: 'cy@example.com', name: 'Cy' } });
     expect(() => expectDocumented('POST', '/core/users/', { ...created, status: 418 })).toThrow(/does not document status 418/);
-    expect(() => expectDocumented('POST', '/core/users/', { ...created, body: { ...created.body, secret: 'x' } })).toThrow(/additional properties/);
+    expect(() => expectDocumented('POST', '/core/users/', { ...created, body: { ...created.body, secret: 'x' } })).toThrow(
+      /additional properties/,
+    );
     expect(() => expectDocumented('POST', '/core/users/', { ...created, body: { ...created.body, pk: 'one' } })).toThrow(/pk/);
   });
 });

@@ -54,21 +54,38 @@ describe.each(engines)('users API on %s', (engine) => {
 
   test('duplicate e-mail (any case) or username → 400', async () => {
     await create('dup');
-    expect(await create('dup2', { email: 'DUP@example.com' })).toMatchObject({ status: 400, body: { email: ['A user with this email already exists.'] } });
-    expect(await create('dup3', { username: 'Dup@Example.com' })).toMatchObject({ status: 400, body: { username: ['A user with this username already exists.'] } });
+    expect(await create('dup2', { email: 'DUP@example.com' })).toMatchObject({
+      status: 400,
+      body: { email: ['A user with this email already exists.'] },
+    });
+    expect(await create('dup3', { username: 'Dup@Example.com' })).toMatchObject({
+      status: 400,
+      body: { username: ['A user with this username already exists.'] },
+    });
   });
 
   test('20 concurrent creates of one e-mail: exactly one 201, the rest 400', async () => {
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => create(`racer${i}`, { email: 'racer@example.com' })));
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 400).map((r) => r.body)).toEqual(Array(19).fill({ email: ['A user with this email already exists.'] }));
+    expect(results.filter((r) => r.status === 400).map((r) => r.body)).toEqual(
+      Array(19).fill({ email: ['A user with this email already exists.'] }),
+    );
   });
 
   test('PATCH updates any subset; read-only fields are ignored; groups are create-only', async () => {
     const { body: user } = await create('patchy');
-    const patched = await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { name: 'Patched Name', attributes: { avatar: 'https://x/a.png' }, pk: 999, uuid: 'x' } });
+    const patched = await s.api(`/api/v3/core/users/${user.pk}/`, {
+      method: 'PATCH',
+      json: { name: 'Patched Name', attributes: { avatar: 'https://x/a.png' }, pk: 999, uuid: 'x' },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ pk: user.pk, uuid: user.uuid, name: 'Patched Name', email: 'patchy@example.com', attributes: { avatar: 'https://x/a.png' } });
+    expect(patched.body).toMatchObject({
+      pk: user.pk,
+      uuid: user.uuid,
+      name: 'Patched Name',
+      email: 'patchy@example.com',
+      attributes: { avatar: 'https://x/a.png' },
+    });
     const groups = await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { groups: [] } });
     expect(groups.status).toBe(400);
     expect(groups.body.groups[0]).toContain('add_user');
@@ -90,7 +107,8 @@ describe.each(engines)('users API on %s', (engine) => {
     const { body: user } = await create('verify');
     expect(user.email_verified).toBe(false);
     expect((await create('preverified', { email_verified: true })).body.email_verified).toBe(true);
-    const events = () => s.db.database.db.selectFrom('outbox').select(['type', 'body']).where('user_uuid', '=', user.uuid).orderBy('seq').execute();
+    const events = () =>
+      s.db.database.db.selectFrom('outbox').select(['type', 'body']).where('user_uuid', '=', user.uuid).orderBy('seq').execute();
     const before = (await events()).length;
 
     const verified = await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { email_verified: true } });
@@ -105,15 +123,24 @@ describe.each(engines)('users API on %s', (engine) => {
 
     const moved = await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { email: 'verify-new@example.com' } });
     expect(moved.body.email_verified).toBe(false);
-    const vouched = await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { email: 'verify-3@example.com', email_verified: true } });
+    const vouched = await s.api(`/api/v3/core/users/${user.pk}/`, {
+      method: 'PATCH',
+      json: { email: 'verify-3@example.com', email_verified: true },
+    });
     expect(vouched.body.email_verified).toBe(true);
-    expect(await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { email_verified: 'yes' } })).toMatchObject({ status: 400, body: { email_verified: ['Must be a valid boolean.'] } });
+    expect(await s.api(`/api/v3/core/users/${user.pk}/`, { method: 'PATCH', json: { email_verified: 'yes' } })).toMatchObject({
+      status: 400,
+      body: { email_verified: ['Must be a valid boolean.'] },
+    });
   });
 
   test('PATCH to a taken e-mail → 400 and nothing changes', async () => {
     await create('taken');
     const { body: other } = await create('taker');
-    const clash = await s.api(`/api/v3/core/users/${other.pk}/`, { method: 'PATCH', json: { email: 'TAKEN@example.com', name: 'Changed' } });
+    const clash = await s.api(`/api/v3/core/users/${other.pk}/`, {
+      method: 'PATCH',
+      json: { email: 'TAKEN@example.com', name: 'Changed' },
+    });
     expect(clash).toMatchObject({ status: 400, body: { email: ['A user with this email already exists.'] } });
     expect((await s.api(`/api/v3/core/users/${other.pk}/`)).body).toMatchObject({ email: 'taker@example.com', name: 'User taker' });
   });

@@ -12,13 +12,23 @@ import Provider, { type Adapter, type KoaContextWithOIDC } from 'oidc-provider';
 import { announce, LOOPS, seedTokens, SCOPE } from './fixture.js';
 
 const ACCOUNT = '6f1c7a4e-8d55-4c61-9a0e-2f0c1d2b3a4f';
-const claims = { sub: ACCOUNT, name: 'Ada Lovelace', given_name: 'Ada', family_name: 'Lovelace', email: 'ada@example.com', email_verified: true, picture: 'https://id.example.com/a.svg' };
+const claims = {
+  sub: ACCOUNT,
+  name: 'Ada Lovelace',
+  given_name: 'Ada',
+  family_name: 'Lovelace',
+  email: 'ada@example.com',
+  email_verified: true,
+  picture: 'https://id.example.com/a.svg',
+};
 
 // The engine's own in-memory adapter, over its own LRU store made large enough that nothing is evicted during a
 // run (its default keeps 1,000 entries, and the seeded sessions and tokens would vanish mid-benchmark).
 type AdapterClass = new (model: string, store: unknown) => Adapter;
 const { default: MemoryAdapter } = (await import('oidc-provider/lib/adapters/memory_adapter.js' as string)) as { default: AdapterClass };
-const { default: LRU } = (await import('oidc-provider/lib/helpers/lru.js' as string)) as { default: new (options: { maxSize: number }) => unknown };
+const { default: LRU } = (await import('oidc-provider/lib/helpers/lru.js' as string)) as {
+  default: new (options: { maxSize: number }) => unknown;
+};
 const storage = new LRU({ maxSize: 10_000_000 });
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -32,29 +42,60 @@ const redirectUri = 'http://127.0.0.1:1/cb';
 
 const provider = new Provider(url, {
   clients: [
-    { client_id: 'bench', client_secret: 'bench-secret-0123456789', redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', scope: SCOPE },
-    { client_id: 'machine', client_secret: 'machine-secret-0123456789', redirect_uris: [], grant_types: ['client_credentials'], response_types: [], token_endpoint_auth_method: 'client_secret_basic', scope: 'reports:read' },
+    {
+      client_id: 'bench',
+      client_secret: 'bench-secret-0123456789',
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: SCOPE,
+    },
+    {
+      client_id: 'machine',
+      client_secret: 'machine-secret-0123456789',
+      redirect_uris: [],
+      grant_types: ['client_credentials'],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'reports:read',
+    },
   ],
   adapter: (model: string) => new MemoryAdapter(model, storage),
   jwks: { keys: [jwk as never] },
   cookies: { keys: cookieKeys },
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => claims }),
   scopes: ['openid', 'profile', 'email', 'reports:read'],
-  claims: { auth_time: null, amr: null, sid: null, openid: ['sub'], profile: ['name', 'given_name', 'family_name', 'picture'], email: ['email', 'email_verified'] },
+  claims: {
+    auth_time: null,
+    amr: null,
+    sid: null,
+    openid: ['sub'],
+    profile: ['name', 'given_name', 'family_name', 'picture'],
+    email: ['email', 'email_verified'],
+  },
   conformIdTokenClaims: false,
   responseTypes: ['code'],
   pkce: { required: () => true },
   clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
   enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
   features: {
-    devInteractions: { enabled: false }, userinfo: { enabled: true }, clientCredentials: { enabled: true }, revocation: { enabled: true },
-    introspection: { enabled: true }, rpInitiatedLogout: { enabled: true }, backchannelLogout: { enabled: true }, dPoP: { enabled: true },
+    devInteractions: { enabled: false },
+    userinfo: { enabled: true },
+    clientCredentials: { enabled: true },
+    revocation: { enabled: true },
+    introspection: { enabled: true },
+    rpInitiatedLogout: { enabled: true },
+    backchannelLogout: { enabled: true },
+    dPoP: { enabled: true },
   },
   clientBasedCORS: () => true,
   async loadExistingGrant(ctx: KoaContextWithOIDC) {
     const { client, session } = ctx.oidc;
     const grantId = session!.grantIdFor(client!.clientId);
-    const grant = (grantId && (await ctx.oidc.provider.Grant.find(grantId))) || new ctx.oidc.provider.Grant({ clientId: client!.clientId, accountId: session!.accountId });
+    const grant =
+      (grantId && (await ctx.oidc.provider.Grant.find(grantId))) ||
+      new ctx.oidc.provider.Grant({ clientId: client!.clientId, accountId: session!.accountId });
     grant.addOIDCScope(SCOPE);
     await grant.save();
     return grant;
@@ -62,14 +103,32 @@ const provider = new Provider(url, {
   issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
   rotateRefreshToken: true,
   expiresWithSession: async () => false,
-  ttl: { AuthorizationCode: 60, AccessToken: 300, ClientCredentials: 300, IdToken: 300, RefreshToken: 30 * 86400, Grant: 30 * 86400, Interaction: 3600, Session: 14 * 86400 },
+  ttl: {
+    AuthorizationCode: 60,
+    AccessToken: 300,
+    ClientCredentials: 300,
+    IdToken: 300,
+    RefreshToken: 30 * 86400,
+    Grant: 30 * 86400,
+    Interaction: 3600,
+    Session: 14 * 86400,
+  },
 });
 server.on('request', provider.callback());
 
 const seeded = await seedTokens(provider, { clientId: 'bench', accountId: ACCOUNT, cookieKeys, count: LOOPS * 2 });
 announce({
-  name: 'bare engine', url, pid: process.pid,
-  paths: { discovery: '/.well-known/openid-configuration', jwks: '/jwks', authorize: '/auth', token: '/token', userinfo: '/me', introspection: '/token/introspection' },
+  name: 'bare engine',
+  url,
+  pid: process.pid,
+  paths: {
+    discovery: '/.well-known/openid-configuration',
+    jwks: '/jwks',
+    authorize: '/auth',
+    token: '/token',
+    userinfo: '/me',
+    introspection: '/token/introspection',
+  },
   client: { id: 'bench', secret: 'bench-secret-0123456789', redirectUri },
   machine: { id: 'machine', secret: 'machine-secret-0123456789', scope: 'reports:read' },
   ...seeded,

@@ -13,7 +13,9 @@ import { startProcess } from './processes.js';
 const TICKS = 100; // USER_HZ on Linux
 const cpuOf = (pid: number) => {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / TICKS; // utime + stime, seconds
   } catch {
     return 0;
@@ -21,8 +23,10 @@ const cpuOf = (pid: number) => {
 };
 const pidsOf = (name: string) => execSync(`pgrep -x ${name} || true`).toString().split('\n').filter(Boolean).map(Number);
 const sample = (service: number) => ({
-  service: cpuOf(service), postgres: pidsOf('postgres').reduce((sum, pid) => sum + cpuOf(pid), 0),
-  redis: pidsOf('redis-server').reduce((sum, pid) => sum + cpuOf(pid), 0), load: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+  service: cpuOf(service),
+  postgres: pidsOf('postgres').reduce((sum, pid) => sum + cpuOf(pid), 0),
+  redis: pidsOf('redis-server').reduce((sum, pid) => sum + cpuOf(pid), 0),
+  load: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
 });
 
 const name = process.argv[2] ?? 'UserInfo';

@@ -35,7 +35,10 @@ function signedCookie(keys: string[], name: string, value: string): string {
 type Models = Provider & Record<string, any>;
 
 /** Tokens for `accountId` through the engine's models (stored by its adapter), and a signed-in session. */
-export async function seedTokens(providerIn: Provider, input: { clientId: string; accountId: string; cookieKeys: string[]; count: number }) {
+export async function seedTokens(
+  providerIn: Provider,
+  input: { clientId: string; accountId: string; cookieKeys: string[]; count: number },
+) {
   const provider = providerIn as Models;
   const client = (await provider.Client.find(input.clientId))!;
   const newGrant = async () => {
@@ -51,14 +54,39 @@ export async function seedTokens(providerIn: Provider, input: { clientId: string
   const sessionCookies: string[] = [];
   type Saveable = new (data: object) => { save(ttl: number): Promise<unknown> };
   for (let i = 0; i < input.count; i += 1) {
-    accessTokens.push(await new provider.AccessToken({ accountId: input.accountId, client, grantId: accessGrant, scope: SCOPE, gty: 'authorization_code', expiresIn: 3600 }).save());
-    refreshTokens.push(await new provider.RefreshToken({
-      accountId: input.accountId, client, grantId: await newGrant(), scope: SCOPE, gty: 'authorization_code', authTime: now, amr: ['pwd'], iiat: now, rotations: 0,
-    }).save());
+    accessTokens.push(
+      await new provider.AccessToken({
+        accountId: input.accountId,
+        client,
+        grantId: accessGrant,
+        scope: SCOPE,
+        gty: 'authorization_code',
+        expiresIn: 3600,
+      }).save(),
+    );
+    refreshTokens.push(
+      await new provider.RefreshToken({
+        accountId: input.accountId,
+        client,
+        grantId: await newGrant(),
+        scope: SCOPE,
+        gty: 'authorization_code',
+        authTime: now,
+        amr: ['pwd'],
+        iiat: now,
+        rotations: 0,
+      }).save(),
+    );
     // One signed-in browser per loop, as 32 people would be.
     const jti = randomBytes(16).toString('base64url');
-    await new (provider.Session as unknown as Saveable)({ jti, uid: randomBytes(16).toString('base64url'), accountId: input.accountId, loginTs: now, amr: ['pwd'], authorizations: {} })
-      .save(14 * 24 * 3600);
+    await new (provider.Session as unknown as Saveable)({
+      jti,
+      uid: randomBytes(16).toString('base64url'),
+      accountId: input.accountId,
+      loginTs: now,
+      amr: ['pwd'],
+      authorizations: {},
+    }).save(14 * 24 * 3600);
     sessionCookies.push(signedCookie(input.cookieKeys, '_session', jti));
   }
   return { accessTokens, refreshTokens, sessionCookies };

@@ -17,7 +17,9 @@ export function call(url: string, init: { method?: string; headers?: Record<stri
     const request = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);
@@ -29,7 +31,8 @@ export function call(url: string, init: { method?: string; headers?: Record<stri
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-export const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+export const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 export const FORM = 'application/x-www-form-urlencoded';
 
 export interface LoopResult {
@@ -41,7 +44,8 @@ export interface LoopResult {
   firstError?: string;
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! : 0);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! : 0;
 
 /** Runs `op(loop)` in `loops` concurrent loops for `seconds`; an op that throws counts as an error. */
 export async function runLoops(loops: number, seconds: number, op: (loop: number) => Promise<void>): Promise<LoopResult> {
@@ -50,21 +54,30 @@ export async function runLoops(loops: number, seconds: number, op: (loop: number
   let firstError: string | undefined;
   const end = performance.now() + seconds * 1000;
   const started = performance.now();
-  await Promise.all(Array.from({ length: loops }, async (_unused, loop) => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      try {
-        await op(loop);
-        latencies.push(performance.now() - t0);
-      } catch (error) {
-        errors += 1;
-        firstError ??= (error as Error).message;
+  await Promise.all(
+    Array.from({ length: loops }, async (_unused, loop) => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        try {
+          await op(loop);
+          latencies.push(performance.now() - t0);
+        } catch (error) {
+          errors += 1;
+          firstError ??= (error as Error).message;
+        }
       }
-    }
-  }));
+    }),
+  );
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { ops: latencies.length, errors, perSecond: latencies.length / elapsed, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), firstError };
+  return {
+    ops: latencies.length,
+    errors,
+    perSecond: latencies.length / elapsed,
+    p50: percentile(latencies, 0.5),
+    p95: percentile(latencies, 0.95),
+    firstError,
+  };
 }
 
 export function expectStatus(answer: Answer, status: number, what: string): Answer {

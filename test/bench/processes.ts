@@ -13,9 +13,14 @@ export interface Running<T> {
   stop(): Promise<void>;
 }
 
-export async function startProcess<T = BenchFixture>(script: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Running<T>> {
+export async function startProcess<T = BenchFixture>(
+  script: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<Running<T>> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(here, script)], {
-    env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });
   const fixture = await new Promise<T>((resolve, reject) => {
@@ -25,13 +30,15 @@ export async function startProcess<T = BenchFixture>(script: string, env: Record
     });
   });
   return {
-    fixture, child,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-    }),
+    fixture,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      }),
   };
 }
 

@@ -23,7 +23,11 @@ const result = await runLoops(loops, Number(process.env.BENCH_SECONDS ?? 10), op
 await service.stop();
 console.log(`${name}: ${result.perSecond.toFixed(0)}/s, p50 ${result.p50.toFixed(1)} ms, errors ${result.errors}`);
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount: number }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount: number;
+}
 const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))!;
 const profile = JSON.parse(await readFile(path.join(dir, file), 'utf8')) as { nodes: Node[] };
 const total = profile.nodes.reduce((sum, node) => sum + node.hitCount, 0);
@@ -42,6 +46,10 @@ for (const node of profile.nodes) {
   const fn = `${node.callFrame.functionName || '(anonymous)'} ${place}:${node.callFrame.lineNumber + 1}`;
   byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.hitCount);
 }
-const top = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n)
-  .map(([key, hits]) => `${((100 * hits) / total).toFixed(1).padStart(5)}%  ${key}`).join('\n');
+const top = (map: Map<string, number>, n: number) =>
+  [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([key, hits]) => `${((100 * hits) / total).toFixed(1).padStart(5)}%  ${key}`)
+    .join('\n');
 console.log(`\nSelf time by place (${path.join(dir, file)}):\n${top(byPlace, 25)}\n\nTop functions:\n${top(byFunction, 30)}`);

@@ -26,37 +26,67 @@ export const protocolScenarios: Record<string, Scenario> = {
   'refresh grant': (f) => {
     const chains = [...f.refreshTokens];
     return async (loop) => {
-      const answer = expectStatus(await call(f.url + f.paths.token, {
-        method: 'POST', headers: { 'Content-Type': FORM, Authorization: basic(f.client.id, f.client.secret) },
-        body: form({ grant_type: 'refresh_token', refresh_token: chains[loop]! }),
-      }), 200, 'refresh');
+      const answer = expectStatus(
+        await call(f.url + f.paths.token, {
+          method: 'POST',
+          headers: { 'Content-Type': FORM, Authorization: basic(f.client.id, f.client.secret) },
+          body: form({ grant_type: 'refresh_token', refresh_token: chains[loop]! }),
+        }),
+        200,
+        'refresh',
+      );
       chains[loop] = (JSON.parse(answer.body) as { refresh_token: string }).refresh_token;
     };
   },
   'SSO authorize + code exchange': (f) => async (loop) => {
     const query = new URLSearchParams({
-      client_id: f.client.id, redirect_uri: f.client.redirectUri, response_type: 'code', scope: 'openid profile email',
-      state: randomBytes(8).toString('hex'), nonce: randomBytes(8).toString('hex'), code_challenge: CHALLENGE, code_challenge_method: 'S256',
+      client_id: f.client.id,
+      redirect_uri: f.client.redirectUri,
+      response_type: 'code',
+      scope: 'openid profile email',
+      state: randomBytes(8).toString('hex'),
+      nonce: randomBytes(8).toString('hex'),
+      code_challenge: CHALLENGE,
+      code_challenge_method: 'S256',
     });
-    const authorized = expectStatus(await call(`${f.url}${f.paths.authorize}?${query}`, { headers: { Cookie: f.sessionCookies[loop]! } }), 303, 'authorize');
+    const authorized = expectStatus(
+      await call(`${f.url}${f.paths.authorize}?${query}`, { headers: { Cookie: f.sessionCookies[loop]! } }),
+      303,
+      'authorize',
+    );
     const code = new URL(String(authorized.headers.location)).searchParams.get('code');
     if (!code) throw new Error(`authorize: no code in ${authorized.headers.location}`);
-    expectStatus(await call(f.url + f.paths.token, {
-      method: 'POST', headers: { 'Content-Type': FORM, Authorization: basic(f.client.id, f.client.secret) },
-      body: form({ grant_type: 'authorization_code', code, redirect_uri: f.client.redirectUri, code_verifier: VERIFIER }),
-    }), 200, 'code exchange');
+    expectStatus(
+      await call(f.url + f.paths.token, {
+        method: 'POST',
+        headers: { 'Content-Type': FORM, Authorization: basic(f.client.id, f.client.secret) },
+        body: form({ grant_type: 'authorization_code', code, redirect_uri: f.client.redirectUri, code_verifier: VERIFIER }),
+      }),
+      200,
+      'code exchange',
+    );
   },
   'client credentials': (f) => async () => {
-    expectStatus(await call(f.url + f.paths.token, {
-      method: 'POST', headers: { 'Content-Type': FORM, Authorization: basic(f.machine.id, f.machine.secret) },
-      body: form({ grant_type: 'client_credentials', scope: f.machine.scope }),
-    }), 200, 'client credentials');
+    expectStatus(
+      await call(f.url + f.paths.token, {
+        method: 'POST',
+        headers: { 'Content-Type': FORM, Authorization: basic(f.machine.id, f.machine.secret) },
+        body: form({ grant_type: 'client_credentials', scope: f.machine.scope }),
+      }),
+      200,
+      'client credentials',
+    );
   },
   introspection: (f) => async (loop) => {
-    const answer = expectStatus(await call(f.url + f.paths.introspection, {
-      method: 'POST', headers: { 'Content-Type': FORM, Authorization: basic(f.machine.id, f.machine.secret) },
-      body: form({ token: f.accessTokens[loop % f.accessTokens.length]! }),
-    }), 200, 'introspection');
+    const answer = expectStatus(
+      await call(f.url + f.paths.introspection, {
+        method: 'POST',
+        headers: { 'Content-Type': FORM, Authorization: basic(f.machine.id, f.machine.secret) },
+        body: form({ token: f.accessTokens[loop % f.accessTokens.length]! }),
+      }),
+      200,
+      'introspection',
+    );
     if (!(JSON.parse(answer.body) as { active: boolean }).active) throw new Error('introspection: token not active');
   },
 };

@@ -63,15 +63,17 @@ if (only) process.exit(0);
 const sections = await serviceOnlySections(seconds, rounds);
 
 const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${os.type()} ${os.release()}`;
-const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim() + (execSync('git status --porcelain', { cwd: ROOT }).toString().trim() ? ' with uncommitted changes' : '');
+const commit =
+  execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim() +
+  (execSync('git status --porcelain', { cwd: ROOT }).toString().trim() ? ' with uncommitted changes' : '');
 const report = [
   '<!-- bench:start (written by npm run bench) -->',
   '## Benchmark (npm run bench)',
   '',
   `Machine: ${machine}; PostgreSQL (over ${transportOf(benchDatabaseUrl(process.env.TEST_DATABASE_URL))}) and Redis on the same machine. Date: ${new Date().toISOString().slice(0, 10)}. Code: ${commit}.`,
-  `Protocol requests: ${LOOPS} concurrent loops over keep-alive connections, ${seconds} s per scenario and server, ${rounds} rounds interleaved: the median of each rate, and the median of the rounds' ratios. `
-    + 'Bare engine: oidc-provider with its in-memory adapter and the same protocol settings (RS256 2048-bit key, PKCE, claims, lifetimes, refresh rotation). '
-    + 'Service: PostgreSQL store (pool 20), Redis rate limits, one process. Each server is its own process; the load comes from a third.',
+  `Protocol requests: ${LOOPS} concurrent loops over keep-alive connections, ${seconds} s per scenario and server, ${rounds} rounds interleaved: the median of each rate, and the median of the rounds' ratios. ` +
+    'Bare engine: oidc-provider with its in-memory adapter and the same protocol settings (RS256 2048-bit key, PKCE, claims, lifetimes, refresh rotation). ' +
+    'Service: PostgreSQL store (pool 20), Redis rate limits, one process. Each server is its own process; the load comes from a third.',
   '',
   '| scenario | bare engine /s | service /s | ratio | service p50 ms | service p95 ms |',
   '|---|---|---|---|---|---|',

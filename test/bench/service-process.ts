@@ -43,8 +43,27 @@ const settings = await loadSettings({
     ...(redis ? { redis: { url: process.env.REDIS_URL, prefix: `bench${process.pid}` } } : {}),
     applications: [
       { slug: 'bench', name: 'Bench', client_id: 'bench', client_secret: 'bench-secret-0123456789', redirect_uris: [redirectUri] },
-      { slug: 'machine', name: 'Machine', client_id: 'machine', client_secret: 'machine-secret-0123456789', grant_types: ['client_credentials'], api_scopes: ['reports:read'], resource_server: true },
-      ...(webhookUrl ? [{ slug: 'hooks', name: 'Hooks', client_id: 'hooks', client_secret: 'hooks-secret-0123456789', redirect_uris: [redirectUri], webhook: { url: webhookUrl, secret: 'hook-secret-0123456789' } }] : []),
+      {
+        slug: 'machine',
+        name: 'Machine',
+        client_id: 'machine',
+        client_secret: 'machine-secret-0123456789',
+        grant_types: ['client_credentials'],
+        api_scopes: ['reports:read'],
+        resource_server: true,
+      },
+      ...(webhookUrl
+        ? [
+            {
+              slug: 'hooks',
+              name: 'Hooks',
+              client_id: 'hooks',
+              client_secret: 'hooks-secret-0123456789',
+              redirect_uris: [redirectUri],
+              webhook: { url: webhookUrl, secret: 'hook-secret-0123456789' },
+            },
+          ]
+        : []),
     ],
     database: { url: pg.url, pool_size: 20 },
     webhooks: { allow_insecure_loopback: true },
@@ -53,7 +72,14 @@ const settings = await loadSettings({
     rate_limits: { api_per_minute: 1_000_000 },
   },
 });
-const service = await startService(settings, { store, database, server, logger: createLogger('silent'), redis, workers: Boolean(webhookUrl) });
+const service = await startService(settings, {
+  store,
+  database,
+  server,
+  logger: createLogger('silent'),
+  redis,
+  workers: Boolean(webhookUrl),
+});
 const user = await createUser(store, { username: 'ada@example.com', email: 'ada@example.com', name: 'Ada Lovelace' });
 // People for the password sign-ins: one each per loop (the per-account counters count every attempt).
 const people: string[] = [];
@@ -64,12 +90,23 @@ for (let i = 0; i < SIGN_IN_LOOPS; i += 1) {
 }
 const { token: apiToken } = await createApiToken(store, { name: 'bench', scopes: [...API_SCOPES] });
 
-const seeded = await seedTokens(service.providers.bySlug.get('bench')!.provider, { clientId: 'bench', accountId: user.uuid, cookieKeys: service.providers.cookieKeys, count: LOOPS * 2 });
+const seeded = await seedTokens(service.providers.bySlug.get('bench')!.provider, {
+  clientId: 'bench',
+  accountId: user.uuid,
+  cookieKeys: service.providers.cookieKeys,
+  count: LOOPS * 2,
+});
 announce({
-  name: 'service', url, pid: process.pid,
+  name: 'service',
+  url,
+  pid: process.pid,
   paths: {
-    discovery: '/application/o/bench/.well-known/openid-configuration', jwks: '/application/o/bench/jwks/', authorize: '/application/o/authorize/',
-    token: '/application/o/token/', userinfo: '/application/o/userinfo/', introspection: '/application/o/introspect/',
+    discovery: '/application/o/bench/.well-known/openid-configuration',
+    jwks: '/application/o/bench/jwks/',
+    authorize: '/application/o/authorize/',
+    token: '/application/o/token/',
+    userinfo: '/application/o/userinfo/',
+    introspection: '/application/o/introspect/',
   },
   client: { id: 'bench', secret: 'bench-secret-0123456789', redirectUri },
   // The introspecting caller is a resource server (ours: its own endpoint); the bare engine lets any client introspect.

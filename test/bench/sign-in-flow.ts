@@ -21,7 +21,10 @@ class Jar {
     return answer;
   }
   header() {
-    return [...this.cookies].filter(([, value]) => value).map(([name, value]) => `${name}=${value}`).join('; ');
+    return [...this.cookies]
+      .filter(([, value]) => value)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('; ');
   }
 }
 
@@ -34,17 +37,31 @@ export async function passwordSignIn(f: BenchFixture, email: string, password: s
   const post = async (url: string, fields: Record<string, string>) =>
     jar.take(await call(url, { method: 'POST', headers: { Cookie: jar.header(), 'Content-Type': FORM }, body: form(fields) }));
   const query = new URLSearchParams({
-    client_id: f.client.id, redirect_uri: f.client.redirectUri, response_type: 'code', scope: 'openid profile email',
-    state: randomBytes(8).toString('hex'), code_challenge: CHALLENGE, code_challenge_method: 'S256',
+    client_id: f.client.id,
+    redirect_uri: f.client.redirectUri,
+    response_type: 'code',
+    scope: 'openid profile email',
+    state: randomBytes(8).toString('hex'),
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
   });
   const start = expectStatus(await get(`${f.url}${f.paths.authorize}?${query}`), 303, 'authorize');
   const signInPage = expectStatus(await get(new URL(String(start.headers.location), f.url).href), 200, 'sign-in page');
-  const signedIn = expectStatus(await post(new URL(actionOf(signInPage.body), f.url).href, { csrf: csrfOf(signInPage.body), email, password }), 303, 'sign-in post');
+  const signedIn = expectStatus(
+    await post(new URL(actionOf(signInPage.body), f.url).href, { csrf: csrfOf(signInPage.body), email, password }),
+    303,
+    'sign-in post',
+  );
   const resumed = expectStatus(await get(new URL(String(signedIn.headers.location), f.url).href), 303, 'resume');
   const code = new URL(String(resumed.headers.location)).searchParams.get('code');
   if (!code) throw new Error(`no code: ${resumed.headers.location}`);
-  expectStatus(await call(f.url + f.paths.token, {
-    method: 'POST', headers: { 'Content-Type': FORM, Authorization: basic(f.client.id, f.client.secret) },
-    body: form({ grant_type: 'authorization_code', code, redirect_uri: f.client.redirectUri, code_verifier: VERIFIER }),
-  }), 200, 'code exchange');
+  expectStatus(
+    await call(f.url + f.paths.token, {
+      method: 'POST',
+      headers: { 'Content-Type': FORM, Authorization: basic(f.client.id, f.client.secret) },
+      body: form({ grant_type: 'authorization_code', code, redirect_uri: f.client.redirectUri, code_verifier: VERIFIER }),
+    }),
+    200,
+    'code exchange',
+  );
 }

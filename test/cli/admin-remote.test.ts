@@ -24,7 +24,10 @@ test('tokens create|list|revoke and keys rotate|list go through the running serv
   let stopped = false;
   try {
     const created = await idp(remote, 'tokens', 'create', '--name', 'x', '--scope', 'users:read');
-    expect({ code: created.code, stderr: created.stderr }).toEqual({ code: 0, stderr: expect.stringContaining(`working through the running server at ${serve.url}`) });
+    expect({ code: created.code, stderr: created.stderr }).toEqual({
+      code: 0,
+      stderr: expect.stringContaining(`working through the running server at ${serve.url}`),
+    });
     const token = created.stdout.trim();
     expect(token).toMatch(TOKEN);
     expect(created.stderr).toMatch(/created token [0-9a-f-]{36} \(x: users:read\)\. Store it now/);
@@ -37,7 +40,8 @@ test('tokens create|list|revoke and keys rotate|list go through the running serv
     // A token without the admin scope is refused by the server, in one line.
     const weak = await idp({ ...local, IDP_ADMIN_TOKEN: '' }, 'tokens', 'list', '--token', token);
     expect({ code: weak.code, last: lastLine(weak.stderr) }).toEqual({
-      code: 1, last: `error: the running server at ${serve.url} refused the admin token (IDP_ADMIN_TOKEN or --token): You do not have permission to perform this action (the token lacks the admin scope).`,
+      code: 1,
+      last: `error: the running server at ${serve.url} refused the admin token (IDP_ADMIN_TOKEN or --token): You do not have permission to perform this action (the token lacks the admin scope).`,
     });
 
     const listed = await idp(remote, 'tokens', 'list');
@@ -52,7 +56,9 @@ test('tokens create|list|revoke and keys rotate|list go through the running serv
     const id = row.split(' ')[0]!;
 
     const json = await idp(remote, 'tokens', 'list', '--json');
-    expect(JSON.parse(json.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ id, name: 'x', scopes: ['users:read'], revoked_at: null })]));
+    expect(JSON.parse(json.stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id, name: 'x', scopes: ['users:read'], revoked_at: null })]),
+    );
 
     const rotated = await idp(remote, 'keys', 'rotate');
     expect(rotated.code).toBe(0);
@@ -71,7 +77,10 @@ test('tokens create|list|revoke and keys rotate|list go through the running serv
     const again = await idp(remote, 'tokens', 'revoke', id);
     expect({ code: again.code, last: lastLine(again.stderr) }).toEqual({ code: 1, last: 'API token not found' });
     const invalid = await idp(remote, 'tokens', 'create', '--name', 'y', '--scope', 'everything');
-    expect({ code: invalid.code, last: lastLine(invalid.stderr) }).toEqual({ code: 1, last: expect.stringMatching(/^invalid input: scopes: /) });
+    expect({ code: invalid.code, last: lastLine(invalid.stderr) }).toEqual({
+      code: 1,
+      last: expect.stringMatching(/^invalid input: scopes: /),
+    });
 
     // Without a token: today's one-line refusal, now saying how.
     const refused = await idp(local, 'tokens', 'list');
@@ -83,10 +92,18 @@ test('tokens create|list|revoke and keys rotate|list go through the running serv
     expect({ code: noKeys.code, last: lastLine(noKeys.stderr) }).toEqual({ code: 1, last: expect.stringContaining('IDP_ADMIN_TOKEN') });
 
     // What the remote path printed, the local path prints from the same data once the server is gone.
-    const remoteOutputs = [await idp(remote, 'tokens', 'list'), await idp(remote, 'tokens', 'list', '--json'), await idp(remote, 'keys', 'list')];
+    const remoteOutputs = [
+      await idp(remote, 'tokens', 'list'),
+      await idp(remote, 'tokens', 'list', '--json'),
+      await idp(remote, 'keys', 'list'),
+    ];
     expect(await serve.stop()).toBe(0);
     stopped = true;
-    const localOutputs = [await idp(local, 'tokens', 'list'), await idp(local, 'tokens', 'list', '--json'), await idp(local, 'keys', 'list')];
+    const localOutputs = [
+      await idp(local, 'tokens', 'list'),
+      await idp(local, 'tokens', 'list', '--json'),
+      await idp(local, 'keys', 'list'),
+    ];
     for (const [index, result] of localOutputs.entries()) {
       expect(result.stderr).not.toContain('running server');
       expect({ index, code: result.code, stdout: result.stdout }).toEqual({ index, code: 0, stdout: remoteOutputs[index]!.stdout });

@@ -14,7 +14,11 @@ withPostgres('idp audit list (PostgreSQL: the CLI and the test share the databas
   let env: Record<string, string>;
   beforeAll(async () => {
     db = await openTestDatabase('postgres');
-    env = { DATABASE_URL: db.url!, IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-audit-')), NODE_CONFIG: JSON.stringify({ secrets: { key: 'k'.repeat(64) } }) };
+    env = {
+      DATABASE_URL: db.url!,
+      IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-audit-')),
+      NODE_CONFIG: JSON.stringify({ secrets: { key: 'k'.repeat(64) } }),
+    };
   });
   afterAll(() => db?.close());
 
@@ -25,7 +29,10 @@ withPostgres('idp audit list (PostgreSQL: the CLI and the test share the databas
 
     const listed = await runIdp(['audit', 'list', '--action', 'user.created'], env);
     expect(listed.code).toBe(0);
-    const rows = listed.stdout.trim().split('\n').map((row) => row.trim().split(/\s{2,}/));
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((row) => row.trim().split(/\s{2,}/));
     expect(rows[0]).toEqual(['AT', 'ACTION', 'ACTOR', 'USER', 'APP', 'IP', 'DETAILS']);
     expect(rows.slice(1).map((row) => row[1])).toEqual(['user.created', 'user.created']);
     expect(rows[2]![3]).toBe(ada.uuid); // newest first: bob, then ada

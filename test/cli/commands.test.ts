@@ -70,7 +70,9 @@ test('a token made by the CLI works against the API with exactly its scopes', as
   if (!env.DATABASE_URL) return expect((await idp('tokens', 'create', '--name', 'f', '--scope', 'users:read')).code).toBe(0);
   const server = await startTestServer('postgres');
   try {
-    const token = (await runIdp(['tokens', 'create', '--name', 'api', '--scope', 'users:read'], { ...env, DATABASE_URL: server.db.url! })).stdout.trim();
+    const token = (
+      await runIdp(['tokens', 'create', '--name', 'api', '--scope', 'users:read'], { ...env, DATABASE_URL: server.db.url! })
+    ).stdout.trim();
     expect((await server.api('/api/v3/core/users/', { token })).status).toBe(200);
     expect((await server.api('/api/v3/core/groups/', { token })).status).toBe(403);
   } finally {

@@ -28,14 +28,24 @@ withPostgres('idp deliveries (PostgreSQL: the CLI and the test share the databas
   test('list shows a failed delivery; redeliver queues it again; unknown ids fail with one line', async () => {
     const eventId = randomUUID();
     await db.store.events.append({ id: eventId, type: 'user_updated', body: '{}' });
-    const delivery = await db.store.events.ensureDelivery({ event_id: eventId, app: 'wiki', kind: 'webhook', target: 'https://wiki.example/hook' });
+    const delivery = await db.store.events.ensureDelivery({
+      event_id: eventId,
+      app: 'wiki',
+      kind: 'webhook',
+      target: 'https://wiki.example/hook',
+    });
     await db.store.events.recordAttempt(delivery.id, { attempt: 1, status_code: 503, error: null, duration_ms: 5, status: 'failed' });
 
     const listed = await runIdp(['deliveries', 'list', '--status', 'failed', '--json'], env);
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: delivery.id, status: 'failed', app: 'wiki', event_type: 'user_updated', last_status_code: 503 })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ id: delivery.id, status: 'failed', app: 'wiki', event_type: 'user_updated', last_status_code: 503 }),
+    ]);
     const text = await runIdp(['deliveries', 'list'], env);
-    const rows = text.stdout.trim().split('\n').map((row) => row.trim().split(/\s{2,}/));
+    const rows = text.stdout
+      .trim()
+      .split('\n')
+      .map((row) => row.trim().split(/\s{2,}/));
     expect(rows[0]).toEqual(['ID', 'STATUS', 'KIND', 'APP', 'EVENT', 'ATTEMPTS', 'LAST OUTCOME']);
     expect(rows).toContainEqual([delivery.id, 'failed', 'webhook', 'wiki', 'user_updated', '1', '503']);
 

@@ -35,7 +35,11 @@ beforeAll(async () => {
   smtp = await startSmtpCapture();
   // Set explicitly so nothing leaks in from the environment Jest runs in.
   healthy = {
-    IDP_DATA_DIR: dataDir, DATABASE_URL: '', SECRET_KEY: '', REDIS_URL, SMTP_URL: smtp.url,
+    IDP_DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    SECRET_KEY: '',
+    REDIS_URL,
+    SMTP_URL: smtp.url,
     NODE_CONFIG: JSON.stringify({ applications: [application] }),
   };
   expect((await runIdp(['migrate'], healthy)).code).toBe(0);
@@ -49,7 +53,10 @@ afterAll(async () => {
 const lines = (result: CliResult) => result.stdout.trim().split('\n');
 const lineOf = (result: CliResult, check: string) => lines(result).find((line) => line.slice(5).startsWith(`${check}:`)) ?? '';
 const statusOf = (result: CliResult, check: string) => lineOf(result, check).slice(0, 4).trim();
-const failed = (result: CliResult) => lines(result).filter((line) => line.startsWith('FAIL ')).map((line) => line.slice(5).split(':')[0]);
+const failed = (result: CliResult) =>
+  lines(result)
+    .filter((line) => line.startsWith('FAIL '))
+    .map((line) => line.slice(5).split(':')[0]);
 
 async function timed(args: string[], env: Record<string, string>): Promise<CliResult & { ms: number }> {
   const started = Date.now();
@@ -105,7 +112,12 @@ test('PostgreSQL, Redis and SMTP that accept but never answer: each fails on its
   const silent = await silentServer();
   try {
     const at = `127.0.0.1:${silent.port}`;
-    const result = await timed(['doctor'], { ...healthy, DATABASE_URL: `postgres://idp:db-password-never-printed@${at}/idp`, REDIS_URL: `redis://${at}`, SMTP_URL: `smtp://${at}` });
+    const result = await timed(['doctor'], {
+      ...healthy,
+      DATABASE_URL: `postgres://idp:db-password-never-printed@${at}/idp`,
+      REDIS_URL: `redis://${at}`,
+      SMTP_URL: `smtp://${at}`,
+    });
     expect(result.code).toBe(1);
     expect(failed(result).sort()).toEqual(['database', 'redis', 'smtp']);
     expect(lineOf(result, 'database')).toContain(`postgres://${at}/idp`);
@@ -143,7 +155,9 @@ test('the embedded database held by a running server: a warning, not a crash', a
   try {
     const result = await runIdp(['doctor'], healthy);
     expect(result.code).toBe(0);
-    expect(lineOf(result, 'database')).toBe('warn database: embedded database in use by a running server; checked nothing there (schema, signing keys, clock): stop it to check them');
+    expect(lineOf(result, 'database')).toBe(
+      'warn database: embedded database in use by a running server; checked nothing there (schema, signing keys, clock): stop it to check them',
+    );
     expect(lineOf(result, 'signing keys')).toBe('');
     expect(statusOf(result, 'redis')).toBe('ok');
     expect(readFileSync(lock, 'utf8')).toBe(String(process.pid)); // doctor left the server's lock alone
@@ -164,23 +178,29 @@ test('an embedded database that does not exist yet: FAIL, and doctor does not cr
   }
 }, 60_000);
 
-(process.env.TEST_DATABASE_URL ? test : test.skip)('PostgreSQL not yet migrated: FAIL listing the pending migrations; ok once migrated', async () => {
-  const database = await createPostgresDatabase();
-  try {
-    const env = { ...healthy, DATABASE_URL: database.url };
-    const before = await runIdp(['doctor'], env);
-    expect(before.code).toBe(1);
-    expect(failed(before)).toEqual(['migrations']);
-    expect(lineOf(before, 'migrations')).toBe(`FAIL migrations: ${MIGRATIONS.length} pending: ${MIGRATIONS.join(', ')}; run \`idp migrate\` (\`idp serve\` also applies them at start)`);
-    expect(statusOf(before, 'clock')).toBe('ok');
+(process.env.TEST_DATABASE_URL ? test : test.skip)(
+  'PostgreSQL not yet migrated: FAIL listing the pending migrations; ok once migrated',
+  async () => {
+    const database = await createPostgresDatabase();
+    try {
+      const env = { ...healthy, DATABASE_URL: database.url };
+      const before = await runIdp(['doctor'], env);
+      expect(before.code).toBe(1);
+      expect(failed(before)).toEqual(['migrations']);
+      expect(lineOf(before, 'migrations')).toBe(
+        `FAIL migrations: ${MIGRATIONS.length} pending: ${MIGRATIONS.join(', ')}; run \`idp migrate\` (\`idp serve\` also applies them at start)`,
+      );
+      expect(statusOf(before, 'clock')).toBe('ok');
 
-    expect((await runIdp(['migrate'], env)).code).toBe(0);
-    const after = await runIdp(['doctor'], env);
-    expect(after.code).toBe(0);
-    expect(statusOf(after, 'migrations')).toBe('ok');
-    // No key yet on this database: serve creates it at start, so that is a warning only.
-    expect(statusOf(after, 'signing keys')).toBe('warn');
-  } finally {
-    await database.drop();
-  }
-}, 90_000);
+      expect((await runIdp(['migrate'], env)).code).toBe(0);
+      const after = await runIdp(['doctor'], env);
+      expect(after.code).toBe(0);
+      expect(statusOf(after, 'migrations')).toBe('ok');
+      // No key yet on this database: serve creates it at start, so that is a warning only.
+      expect(statusOf(after, 'signing keys')).toBe('warn');
+    } finally {
+      await database.drop();
+    }
+  },
+  90_000,
+);

@@ -39,54 +39,72 @@ describe('idp serve', () => {
   }, 120_000);
 
   const withPostgres = process.env.TEST_DATABASE_URL ? test : test.skip;
-  withPostgres('DATABASE_URL: runs on PostgreSQL; IDP_BOOTSTRAP_TOKEN becomes an all-scope token', async () => {
-    const pg = await createPostgresDatabase();
-    const bootstrap = 'b'.repeat(40);
-    const serve = await startServe({ DATABASE_URL: pg.url, IDP_BOOTSTRAP_TOKEN: bootstrap, IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-pg-')) });
-    try {
-      expect(serve.output()).toContain('database: postgres');
-      expect(tokenIn(serve.output())).toBeUndefined();
-      const headers = { Authorization: `Bearer ${bootstrap}`, 'Content-Type': 'application/json' };
-      const group = await fetch(`${serve.url}/api/v3/core/groups/`, { method: 'POST', headers, body: JSON.stringify({ name: 'pg' }) });
-      expect(group.status).toBe(201);
-      const ready = await fetch(`${serve.url}/-/health/ready/`);
-      expect(ready.status).toBe(200);
-    } finally {
-      await serve.stop();
-      await pg.drop();
-    }
-  }, 120_000);
-
-  withPostgres('production: stdout is JSON lines only, each key once; the lines for people (with the listening URL) go to stderr', async () => {
-    const pg = await createPostgresDatabase();
-    const child = startIdp(['serve', '--port', '0'], {
-      NODE_ENV: 'production', DATABASE_URL: pg.url, SECRET_KEY: 'k'.repeat(64), HOST: '127.0.0.1', LOG_LEVEL: 'info',
-      IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-prod-')),
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (chunk) => (stdout += chunk));
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    try {
-      const deadline = Date.now() + 60_000;
-      while (!/curl .*\/api\/v3\/core\/users\//.test(stderr) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      const url = /listening on (http:\/\/[^\s]+)/.exec(stderr)![1]!;
-      expect(stderr).toContain(`${url}/api/v3/core/users/`); // the printed curl names the address it listens on
-      expect(tokenIn(stderr)).toBeDefined();
-      expect(tokenIn(stdout)).toBeUndefined();
-      await fetch(`${url}/-/health/live/`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const lines = stdout.trim().split('\n');
-      expect(lines.length).toBeGreaterThan(1);
-      for (const line of lines) {
-        expect(() => JSON.parse(line)).not.toThrow();
-        for (const key of Object.keys(JSON.parse(line))) expect({ line, count: line.split(`"${key}":`).length - 1 }).toEqual({ line, count: 1 });
+  withPostgres(
+    'DATABASE_URL: runs on PostgreSQL; IDP_BOOTSTRAP_TOKEN becomes an all-scope token',
+    async () => {
+      const pg = await createPostgresDatabase();
+      const bootstrap = 'b'.repeat(40);
+      const serve = await startServe({
+        DATABASE_URL: pg.url,
+        IDP_BOOTSTRAP_TOKEN: bootstrap,
+        IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-pg-')),
+      });
+      try {
+        expect(serve.output()).toContain('database: postgres');
+        expect(tokenIn(serve.output())).toBeUndefined();
+        const headers = { Authorization: `Bearer ${bootstrap}`, 'Content-Type': 'application/json' };
+        const group = await fetch(`${serve.url}/api/v3/core/groups/`, { method: 'POST', headers, body: JSON.stringify({ name: 'pg' }) });
+        expect(group.status).toBe(201);
+        const ready = await fetch(`${serve.url}/-/health/ready/`);
+        expect(ready.status).toBe(200);
+      } finally {
+        await serve.stop();
+        await pg.drop();
       }
-    } finally {
-      const exited = new Promise((resolve) => child.on('exit', resolve));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-      await pg.drop();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
+
+  withPostgres(
+    'production: stdout is JSON lines only, each key once; the lines for people (with the listening URL) go to stderr',
+    async () => {
+      const pg = await createPostgresDatabase();
+      const child = startIdp(['serve', '--port', '0'], {
+        NODE_ENV: 'production',
+        DATABASE_URL: pg.url,
+        SECRET_KEY: 'k'.repeat(64),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-prod-')),
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (chunk) => (stdout += chunk));
+      child.stderr!.on('data', (chunk) => (stderr += chunk));
+      try {
+        const deadline = Date.now() + 60_000;
+        while (!/curl .*\/api\/v3\/core\/users\//.test(stderr) && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        const url = /listening on (http:\/\/[^\s]+)/.exec(stderr)![1]!;
+        expect(stderr).toContain(`${url}/api/v3/core/users/`); // the printed curl names the address it listens on
+        expect(tokenIn(stderr)).toBeDefined();
+        expect(tokenIn(stdout)).toBeUndefined();
+        await fetch(`${url}/-/health/live/`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const lines = stdout.trim().split('\n');
+        expect(lines.length).toBeGreaterThan(1);
+        for (const line of lines) {
+          expect(() => JSON.parse(line)).not.toThrow();
+          for (const key of Object.keys(JSON.parse(line)))
+            expect({ line, count: line.split(`"${key}":`).length - 1 }).toEqual({ line, count: 1 });
+        }
+      } finally {
+        const exited = new Promise((resolve) => child.on('exit', resolve));
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        await pg.drop();
+      }
+    },
+    120_000,
+  );
 });

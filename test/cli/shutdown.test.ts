@@ -23,13 +23,24 @@ test('SIGTERM: the request in flight completes, new connections are refused, exi
   const { hostname, port } = new URL(serve.url);
   // A POST whose body arrives in two parts: the server is in the middle of it when the signal comes.
   const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const request = http.request({ host: hostname, port, method: 'POST', path: '/api/v3/core/groups/', headers: {
-      Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked',
-    } }, (response) => {
-      let body = '';
-      response.on('data', (chunk) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, body }));
-    });
+    const request = http.request(
+      {
+        host: hostname,
+        port,
+        method: 'POST',
+        path: '/api/v3/core/groups/',
+        headers: {
+          Authorization: `Bearer ${TOKEN}`,
+          'Content-Type': 'application/json',
+          'Transfer-Encoding': 'chunked',
+        },
+      },
+      (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body }));
+      },
+    );
     request.on('error', reject);
     request.write('{"name": ');
     setTimeout(() => request.end('"in flight"}'), 1500);
@@ -62,7 +73,10 @@ test('SIGTERM to `npm start` stops the service itself: nothing is left holding t
   // The service went with npm: its port refuses connections (an orphan would still answer).
   let answered = true;
   for (let i = 0; i < 50 && answered; i++) {
-    answered = await fetch(`${url}/-/health/live/`).then(() => true, () => false);
+    answered = await fetch(`${url}/-/health/live/`).then(
+      () => true,
+      () => false,
+    );
     if (answered) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   expect(answered).toBe(false);

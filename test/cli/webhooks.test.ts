@@ -26,7 +26,14 @@ withPostgres('idp webhooks (PostgreSQL: the CLI and the test share the database)
         secrets: { key: 'k'.repeat(64) },
         webhooks: { allow_insecure_loopback: true },
         applications: [
-          { slug: 'wiki', name: 'Wiki', client_id: 'wiki', client_secret: 'wiki-secret-0123456789', redirect_uris: ['https://wiki.example/cb'], webhook: { url: `${receiver.url}/hook`, secret: SECRET } },
+          {
+            slug: 'wiki',
+            name: 'Wiki',
+            client_id: 'wiki',
+            client_secret: 'wiki-secret-0123456789',
+            redirect_uris: ['https://wiki.example/cb'],
+            webhook: { url: `${receiver.url}/hook`, secret: SECRET },
+          },
           { slug: 'crm', name: 'CRM', client_id: 'crm', client_secret: 'crm-secret-0123456789', redirect_uris: ['https://crm.example/cb'] },
         ],
       }),
@@ -65,9 +72,16 @@ withPostgres('idp webhooks (PostgreSQL: the CLI and the test share the database)
     await db.store.events.disableEndpoint('wiki', `${receiver.url}/hook`, 'the receiver answered 410 Gone');
     const listed = await runIdp(['webhooks', 'list'], env);
     expect(listed.code).toBe(0);
-    const lines = listed.stdout.trim().split('\n').map((line) => line.trim().split(/\s{2,}/));
+    const lines = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s{2,}/));
     expect(lines[0]).toEqual(['APPLICATION', 'URL', 'STATE']);
-    expect(lines[1]).toEqual(['wiki', `${receiver.url}/hook`, expect.stringMatching(/^disabled since \S+: the receiver answered 410 Gone$/)]);
+    expect(lines[1]).toEqual([
+      'wiki',
+      `${receiver.url}/hook`,
+      expect.stringMatching(/^disabled since \S+: the receiver answered 410 Gone$/),
+    ]);
     expect(lines).toHaveLength(2); // crm has no webhook
 
     const enabled = await runIdp(['webhooks', 'enable', 'wiki'], env);

@@ -66,7 +66,16 @@ describe.each(engines)('credential admin endpoints (%s)', (engine) => {
     const secret = (await pendingTotpSecret(idp.store, (await idp.store.users.findById(user.pk))!, key, true))!;
     await confirmTotp(idp.store, user.pk, totpCode(secret), key);
     await issueRecoveryCodes(idp.store, user.pk, key);
-    await idp.store.passkeys.add({ id: `lost-${user.pk}`, user_id: user.pk, public_key: 'pQEC', sign_count: 0, transports: [], device_type: 'singleDevice', backed_up: false, name: 'Lost phone' });
+    await idp.store.passkeys.add({
+      id: `lost-${user.pk}`,
+      user_id: user.pk,
+      public_key: 'pQEC',
+      sign_count: 0,
+      transports: [],
+      device_type: 'singleDevice',
+      backed_up: false,
+      name: 'Lost phone',
+    });
 
     const { status, body } = await api('DELETE', `/users/${user.pk}/mfa/`);
     expect(status).toBe(204);

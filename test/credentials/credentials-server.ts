@@ -12,7 +12,9 @@ export { PASSWORD };
 export type CredentialsServer = OidcTestServer;
 
 export function startCredentialsServer(
-  engine: Engine, callbackUrl: string, apps: Array<Partial<ApplicationSettings> & { slug: string }>,
+  engine: Engine,
+  callbackUrl: string,
+  apps: Array<Partial<ApplicationSettings> & { slug: string }>,
   overrides: Record<string, unknown> = {},
   options: { hostname?: 'localhost'; logger?: Logger } = {},
 ): Promise<CredentialsServer> {

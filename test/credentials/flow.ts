@@ -18,7 +18,9 @@ export async function startFlow(page: Page, app: TestApp): Promise<StartedFlow> 
   const request = await authorizationRequest(config, app);
   await page.goto(request.url.href);
   return {
-    app, config, request,
+    app,
+    config,
+    request,
     async finish() {
       const callback = await waitForCallback(page, app.redirect_uri);
       return exchangeCode(config, callback, request);

@@ -24,7 +24,10 @@ const TOO_MANY_CODES = /^We have sent as many codes as we can for now\. .* try a
 
 /** The text of a mail as a person reads it (quoted-printable undone), headers apart. */
 function bodyOf(mail: CapturedMail): string {
-  const body = mail.raw.split(/\r?\n\r?\n/).slice(1).join('\n');
+  const body = mail.raw
+    .split(/\r?\n\r?\n/)
+    .slice(1)
+    .join('\n');
   return body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_all, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
@@ -57,12 +60,17 @@ describe.each(engines)('forgotten password (%s)', (engine) => {
 
   beforeAll(async () => {
     [smtp, backchannel] = await Promise.all([startSmtpCapture(), startReceiver()]);
-    idp = await startCredentialsServer(engine, web.rp.url, [{ slug: 'wiki', backchannel_logout_uri: `${backchannel.url}/bc` }, { slug: 'notes' }], {
-      mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' },
-      // This file makes many posts from 127.0.0.1 within a minute; the per-IP limit has its own test below.
-      rate_limits: { ip_per_minute: 1000 },
-      webhooks: { allow_insecure_loopback: true }, // the backchannel receiver is on 127.0.0.1
-    });
+    idp = await startCredentialsServer(
+      engine,
+      web.rp.url,
+      [{ slug: 'wiki', backchannel_logout_uri: `${backchannel.url}/bc` }, { slug: 'notes' }],
+      {
+        mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' },
+        // This file makes many posts from 127.0.0.1 within a minute; the per-IP limit has its own test below.
+        rate_limits: { ip_per_minute: 1000 },
+        webhooks: { allow_insecure_loopback: true }, // the backchannel receiver is on 127.0.0.1
+      },
+    );
   });
   afterAll(async () => {
     await idp?.close();
@@ -74,7 +82,12 @@ describe.each(engines)('forgotten password (%s)', (engine) => {
   });
 
   const refresh = (app: TestApp, refreshToken: string) =>
-    postToken(idp.url, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: app.client_id, client_secret: app.client_secret });
+    postToken(idp.url, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
 
   test('a user with a password resets it by mailed code and lands at the callback; every other session and refresh token ends', async () => {
     const user = await idp.user();
@@ -135,7 +148,11 @@ describe.each(engines)('forgotten password (%s)', (engine) => {
     expect(row.email_verified).toBe(true);
     const { rows } = await idp.store.audit.list({ user: user.uuid, action: 'password.reset' }, { offset: 0, limit: 10 });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ actor_type: 'user', actor: user.uuid, details: { replaced: true, sessions_ended: true, notice: true } });
+    expect(rows[0]).toMatchObject({
+      actor_type: 'user',
+      actor: user.uuid,
+      details: { replaced: true, sessions_ended: true, notice: true },
+    });
 
     // The old password no longer works; the new one does.
     await web.context.clearCookies();
@@ -206,8 +223,9 @@ describe.each(engines)('forgotten password (%s)', (engine) => {
       await fillReset(web.page, '000000');
       const wrongCode = await alertText(web.page);
       // The setup page of the same sign-in never finds a reset code, so it cannot tell either.
-      const setup = await web.page.request.post(new URL(action!.replace(/reset$/, 'setup'), idp.url).href,
-        { form: { csrf: csrf!, code: '000000', password: NEW_PASSWORD, confirmation: NEW_PASSWORD } });
+      const setup = await web.page.request.post(new URL(action!.replace(/reset$/, 'setup'), idp.url).href, {
+        form: { csrf: csrf!, code: '000000', password: NEW_PASSWORD, confirmation: NEW_PASSWORD },
+      });
       return { status, page, wrongCode, setup: { status: setup.status(), text: (await setup.text()).includes('This page has expired') } };
     }
 

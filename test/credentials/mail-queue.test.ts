@@ -13,7 +13,6 @@ import { testSettings } from '../helpers/settings.js';
 import { REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { codeIn, startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
 
-
 let db: TestDatabase;
 beforeAll(async () => {
   db = await openTestDatabase('pglite');
@@ -22,7 +21,10 @@ afterAll(async () => db?.close());
 
 test('the workers send queued mail, retrying while the SMTP server is unreachable', async () => {
   const port = await freePort();
-  const settings = await testSettings({ redis: { url: REDIS_URL, prefix: uniquePrefix() }, mail: { smtp_url: `smtp://127.0.0.1:${port}`, from: 'idp@example.com' } });
+  const settings = await testSettings({
+    redis: { url: REDIS_URL, prefix: uniquePrefix() },
+    mail: { smtp_url: `smtp://127.0.0.1:${port}`, from: 'idp@example.com' },
+  });
   const workers = startWorkers(db.store, settings, createLogger('silent'));
   const connection = redisConnection(settings.redis.url, 'producer');
   const queue = mailQueue(connection, settings.redis.prefix);

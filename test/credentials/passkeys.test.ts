@@ -35,9 +35,13 @@ describe.each(engines)('passkeys (%s)', (engine) => {
   let authenticator: VirtualAuthenticator;
 
   beforeAll(async () => {
-    idp = await startCredentialsServer(engine, web.rp.url, [
-      { slug: 'wiki' }, { slug: 'vault', require_mfa: true }, { slug: 'staff', access_group: 'staff' },
-    ], { rate_limits: { ip_per_minute: 1000 } }, { hostname: 'localhost', logger: log.logger });
+    idp = await startCredentialsServer(
+      engine,
+      web.rp.url,
+      [{ slug: 'wiki' }, { slug: 'vault', require_mfa: true }, { slug: 'staff', access_group: 'staff' }],
+      { rate_limits: { ip_per_minute: 1000 } },
+      { hostname: 'localhost', logger: log.logger },
+    );
   });
   afterAll(async () => idp?.close());
   beforeEach(async () => {

@@ -95,10 +95,15 @@ describe.each(engines)('password setup by e-mailed code (%s)', (engine) => {
     await startFlow(web.page, idp.apps.wiki!);
     await enterEmail(web.page, user.email);
     const code = codeIn(await smtp.waitFor(user.email));
-    const uid = /\/if\/flow\/wiki\/([^/]+)\//.exec(await web.page.locator('form').getAttribute('action') ?? '')![1]!;
+    const uid = /\/if\/flow\/wiki\/([^/]+)\//.exec((await web.page.locator('form').getAttribute('action')) ?? '')![1]!;
     const row = (await idp.store.passwordSetup.findCode(uid))!;
     expect(row.code_hash).not.toContain(code); // stored hashed
-    await idp.store.passwordSetup.saveCode({ id: uid, user_id: user.pk, code_hash: row.code_hash, expires_at: new Date(Date.now() - 1000) });
+    await idp.store.passwordSetup.saveCode({
+      id: uid,
+      user_id: user.pk,
+      code_hash: row.code_hash,
+      expires_at: new Date(Date.now() - 1000),
+    });
     await fillSetup(code);
     await expect(alertText(web.page)).resolves.toBe('That code has expired. Start again to get a new one.');
     await expect(idp.store.credentials.passwordHash(user.pk)).resolves.toBeNull();
@@ -119,7 +124,12 @@ test('without SMTP the message is written to <data_dir>/mail/ and the log names 
   const settings = await testSettings();
   const logged: string[] = [];
   const logger = createLogger('trace', { write: (line: string) => void logged.push(line) });
-  await deliverMail(settings, logger, { to: 'ada@example.com', userId: 'user-uuid-1', subject: 'Your code to set a password', text: 'Your code: 123456\n' });
+  await deliverMail(settings, logger, {
+    to: 'ada@example.com',
+    userId: 'user-uuid-1',
+    subject: 'Your code to set a password',
+    text: 'Your code: 123456\n',
+  });
   expect(logged.join('')).toContain('"user":"user-uuid-1"');
   expect(logged.join('')).not.toMatch(/123456|ada@example\.com/);
   const dir = path.join(settings.data_dir, 'mail');

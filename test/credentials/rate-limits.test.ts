@@ -15,7 +15,6 @@ const LOCKED = 'Too many failed sign-in attempts for this account. Try again in 
 describe.each(engines)('rate limits (%s)', (engine) => {
   const web = useBrowser();
 
-
   describe('with the default limits', () => {
     let idp: CredentialsServer;
     beforeAll(async () => {

@@ -20,7 +20,8 @@ function sealV1(plaintext: string, aad: string, secret = KEY): string {
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return ['v1', iv, cipher.getAuthTag(), body].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
 }
-const hashV1 = (purpose: string, value: string) => createHmac('sha256', createHash('sha256').update(KEY).digest()).update(`${purpose}\0${value}`).digest('base64url');
+const hashV1 = (purpose: string, value: string) =>
+  createHmac('sha256', createHash('sha256').update(KEY).digest()).update(`${purpose}\0${value}`).digest('base64url');
 
 describe('secrets', () => {
   const secrets = secretsFrom(KEY);
@@ -37,15 +38,23 @@ describe('secrets', () => {
   });
 
   test('each purpose has its own key: hashes and tags differ across purposes and across secrets', () => {
-    const values = new Set([secrets.hash('setup-code', '123456'), secrets.hash('recovery-code', '123456'), secrets.mac('csrf', '123456'),
-      secrets.mac('ticket', '123456'), secretsFrom('x'.repeat(64)).hash('setup-code', '123456')]);
+    const values = new Set([
+      secrets.hash('setup-code', '123456'),
+      secrets.hash('recovery-code', '123456'),
+      secrets.mac('csrf', '123456'),
+      secrets.mac('ticket', '123456'),
+      secretsFrom('x'.repeat(64)).hash('setup-code', '123456'),
+    ]);
     expect(values.size).toBe(5);
     expect(secrets.hash('setup-code', '123456')).toBe(secretsFrom(KEY).hash('setup-code', '123456'));
   });
 
   test('v1 values stay readable: sealed values, hashes and the cookie key', () => {
     expect(secrets.unseal('totp', sealV1('old secret', 'totp:7'), 'totp:7')).toBe('old secret');
-    expect(secrets.hashes('recovery-code', 'abcde12345')).toEqual([secrets.hash('recovery-code', 'abcde12345'), hashV1('recovery', 'abcde12345')]);
+    expect(secrets.hashes('recovery-code', 'abcde12345')).toEqual([
+      secrets.hash('recovery-code', 'abcde12345'),
+      hashV1('recovery', 'abcde12345'),
+    ]);
     expect(secrets.hashes('setup-code', '123456')[1]).toBe(hashV1('setup', '123456'));
     expect(secrets.hashes('recovery-link', 'tok')[1]).toBe(hashV1('recovery-link', 'tok'));
     expect(secrets.cookieKeys()[1]).toBe(createHmac('sha256', KEY).update('idp cookie signing key v1').digest('base64url'));

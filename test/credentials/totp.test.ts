@@ -59,7 +59,9 @@ describe.each(engines)('TOTP second factor (%s)', (engine) => {
     // To copy (the text, and a Copy button where the clipboard is available) or to download as a file.
     await expect(web.page.getByLabel('As text').inputValue()).resolves.toContain(codes[0]!.trim());
     const download = await web.page.getByRole('link', { name: 'Download' }).getAttribute('href');
-    expect(decodeURIComponent(download!.replace(/^data:text\/plain;charset=utf-8,/, '')).split('\n')).toEqual(expect.arrayContaining(codes.map((code) => code.trim())));
+    expect(decodeURIComponent(download!.replace(/^data:text\/plain;charset=utf-8,/, '')).split('\n')).toEqual(
+      expect.arrayContaining(codes.map((code) => code.trim())),
+    );
     await web.page.getByRole('button', { name: /continue/ }).click();
     const tokens = await flow.finish();
     expect(tokens.id_token).toEqual(expect.any(String));
@@ -123,7 +125,10 @@ describe.each(engines)('TOTP second factor (%s)', (engine) => {
     const code = totpCode(user.secret);
     const results = await Promise.all([verifyTotp(idp.store, user.pk, code, key), verifyTotp(idp.store, user.pk, code, key)]);
     expect(results.sort()).toEqual(['ok', 'replayed']);
-    const spent = await Promise.all([useRecoveryCode(idp.store, user.pk, user.recoveryCodes[0]!, key), useRecoveryCode(idp.store, user.pk, user.recoveryCodes[0]!, key)]);
+    const spent = await Promise.all([
+      useRecoveryCode(idp.store, user.pk, user.recoveryCodes[0]!, key),
+      useRecoveryCode(idp.store, user.pk, user.recoveryCodes[0]!, key),
+    ]);
     expect(spent.sort()).toEqual([false, true]);
   });
 });

@@ -13,8 +13,12 @@ import { startIdp } from '../helpers/cli.js';
 import { webhookSettings } from '../helpers/webhooks.js';
 
 const app = (url: string) => ({
-  slug: 'listener', name: 'Listener', client_id: 'client-listener', client_secret: 'secret-secret-secret',
-  redirect_uris: ['http://127.0.0.1/cb'], webhook: { url, secret: 'whsec-test-0123456789abcdef' },
+  slug: 'listener',
+  name: 'Listener',
+  client_id: 'client-listener',
+  client_secret: 'secret-secret-secret',
+  redirect_uris: ['http://127.0.0.1/cb'],
+  webhook: { url, secret: 'whsec-test-0123456789abcdef' },
 });
 
 const eventIds = (received: Array<{ headers: Record<string, unknown> }>) => new Set(received.map((r) => r.headers['x-service-event-id']));
@@ -22,9 +26,15 @@ const eventIds = (received: Array<{ headers: Record<string, unknown> }>) => new 
 test('Redis down while users change: events wait in the outbox and are all delivered when it is back', async () => {
   const redis = await privateRedis();
   const receiver = await startReceiver();
-  const s = await startTestServer('pglite', { ...webhookSettings([app(receiver.url)]), redis: { url: redis.url, prefix: uniquePrefix() } }, { workers: true });
+  const s = await startTestServer(
+    'pglite',
+    { ...webhookSettings([app(receiver.url)]), redis: { url: redis.url, prefix: uniquePrefix() } },
+    { workers: true },
+  );
   try {
-    const first = await s.api('/api/v3/core/users/', { json: { username: 'before@example.com', email: 'before@example.com', name: 'Before' } });
+    const first = await s.api('/api/v3/core/users/', {
+      json: { username: 'before@example.com', email: 'before@example.com', name: 'Before' },
+    });
     await s.api(`/api/v3/core/users/${first.body.pk}/`, { method: 'PATCH', json: { name: 'Before Renamed' } });
     await receiver.waitFor(1);
 
@@ -53,12 +63,16 @@ test('Redis down while users change: events wait in the outbox and are all deliv
 test('a delivery whose job was lost with Redis data is queued again', async () => {
   const redis = await privateRedis();
   const receiver = await startReceiver(() => 'hang'); // the first attempt runs into its timeout
-  const s = await startTestServer('pglite', {
-    ...webhookSettings([app(receiver.url)]),
-    webhooks: { timeout_seconds: 2, retries: 3, backoff_seconds: 0.05, allow_insecure_loopback: true },
-    worker: { embedded: true, relay_interval_ms: 50, concurrency: 5, stalled_interval_ms: 1000, requeue_after_seconds: 1 },
-    redis: { url: redis.url, prefix: uniquePrefix() },
-  }, { workers: true });
+  const s = await startTestServer(
+    'pglite',
+    {
+      ...webhookSettings([app(receiver.url)]),
+      webhooks: { timeout_seconds: 2, retries: 3, backoff_seconds: 0.05, allow_insecure_loopback: true },
+      worker: { embedded: true, relay_interval_ms: 50, concurrency: 5, stalled_interval_ms: 1000, requeue_after_seconds: 1 },
+      redis: { url: redis.url, prefix: uniquePrefix() },
+    },
+    { workers: true },
+  );
   try {
     const user = await s.api('/api/v3/core/users/', { json: { username: 'lost@example.com', email: 'lost@example.com', name: 'Lost' } });
     await s.api(`/api/v3/core/users/${user.body.pk}/`, { method: 'PATCH', json: { name: 'Lost Renamed' } });
@@ -85,40 +99,46 @@ test('a delivery whose job was lost with Redis data is queued again', async () =
 
 // A worker is a separate process sharing the database: that needs PostgreSQL (PGlite is single-process).
 const withPostgres = process.env.TEST_DATABASE_URL ? test : test.skip;
-withPostgres('a worker killed mid-delivery: another worker retries the job', async () => {
-  const receiver = await startReceiver((_, i) => (i === 0 ? 'hang' : 200));
-  const prefix = uniquePrefix();
-  const s = await startTestServer('postgres', {
-    ...webhookSettings([app(receiver.url)]),
-    redis: { url: REDIS_URL, prefix },
-    webhooks: { timeout_seconds: 30, retries: 3, backoff_seconds: 0.05, allow_insecure_loopback: true },
-  });
-  const env = {
-    DATABASE_URL: s.db.url!,
-    IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-worker-')),
-    NODE_CONFIG: JSON.stringify({
+withPostgres(
+  'a worker killed mid-delivery: another worker retries the job',
+  async () => {
+    const receiver = await startReceiver((_, i) => (i === 0 ? 'hang' : 200));
+    const prefix = uniquePrefix();
+    const s = await startTestServer('postgres', {
+      ...webhookSettings([app(receiver.url)]),
       redis: { url: REDIS_URL, prefix },
-      secrets: { key: 'k'.repeat(64) },
       webhooks: { timeout_seconds: 30, retries: 3, backoff_seconds: 0.05, allow_insecure_loopback: true },
-      worker: { embedded: false, relay_interval_ms: 50, concurrency: 5, stalled_interval_ms: 1000, requeue_after_seconds: 300 },
-      applications: [app(receiver.url)],
-    }),
-  };
-  const first = startIdp(['worker'], env);
-  let second: ReturnType<typeof startIdp> | undefined;
-  try {
-    const user = await s.api('/api/v3/core/users/', { json: { username: 'crash@example.com', email: 'crash@example.com', name: 'Crash' } });
-    await s.api(`/api/v3/core/users/${user.body.pk}/`, { method: 'PATCH', json: { name: 'Crash Renamed' } });
-    await receiver.waitFor(1, 30_000); // the first worker is now inside the delivery
-    first.kill('SIGKILL');
-    second = startIdp(['worker'], env);
-    const hits = await receiver.waitFor(2, 30_000);
-    expect(hits[1]!.headers['x-service-event-id']).toBe(hits[0]!.headers['x-service-event-id']);
-    expect(hits[1]!.raw.equals(hits[0]!.raw)).toBe(true);
-  } finally {
-    first.kill('SIGKILL');
-    second?.kill('SIGTERM');
-    await s.close();
-    await receiver.close();
-  }
-}, 90_000);
+    });
+    const env = {
+      DATABASE_URL: s.db.url!,
+      IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-worker-')),
+      NODE_CONFIG: JSON.stringify({
+        redis: { url: REDIS_URL, prefix },
+        secrets: { key: 'k'.repeat(64) },
+        webhooks: { timeout_seconds: 30, retries: 3, backoff_seconds: 0.05, allow_insecure_loopback: true },
+        worker: { embedded: false, relay_interval_ms: 50, concurrency: 5, stalled_interval_ms: 1000, requeue_after_seconds: 300 },
+        applications: [app(receiver.url)],
+      }),
+    };
+    const first = startIdp(['worker'], env);
+    let second: ReturnType<typeof startIdp> | undefined;
+    try {
+      const user = await s.api('/api/v3/core/users/', {
+        json: { username: 'crash@example.com', email: 'crash@example.com', name: 'Crash' },
+      });
+      await s.api(`/api/v3/core/users/${user.body.pk}/`, { method: 'PATCH', json: { name: 'Crash Renamed' } });
+      await receiver.waitFor(1, 30_000); // the first worker is now inside the delivery
+      first.kill('SIGKILL');
+      second = startIdp(['worker'], env);
+      const hits = await receiver.waitFor(2, 30_000);
+      expect(hits[1]!.headers['x-service-event-id']).toBe(hits[0]!.headers['x-service-event-id']);
+      expect(hits[1]!.raw.equals(hits[0]!.raw)).toBe(true);
+    } finally {
+      first.kill('SIGKILL');
+      second?.kill('SIGTERM');
+      await s.close();
+      await receiver.close();
+    }
+  },
+  90_000,
+);

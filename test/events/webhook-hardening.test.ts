@@ -17,7 +17,11 @@ const PREVIOUS = 'old-secret-0123456789abcdef';
 const verifierFor = (secret: string) => new Webhook(Buffer.from(secret, 'utf8').toString('base64'));
 const headersOf = (hit: Received) => Object.fromEntries(Object.entries(hit.headers).map(([name, value]) => [name, String(value)]));
 const app = (slug: string, url: string, webhook: Record<string, unknown> = {}) => ({
-  slug, name: slug, client_id: `client-${slug}`, client_secret: 'secret-secret-secret', redirect_uris: ['http://127.0.0.1/cb'],
+  slug,
+  name: slug,
+  client_id: `client-${slug}`,
+  client_secret: 'secret-secret-secret',
+  redirect_uris: ['http://127.0.0.1/cb'],
   webhook: { url, secret: SECRET, ...webhook },
 });
 
@@ -31,12 +35,19 @@ describe.each(engines)('webhook hardening (%s)', (engine) => {
   beforeAll(async () => {
     [plain, rotating, slow, gone] = await Promise.all([startReceiver(), startReceiver(), startReceiver(), startReceiver()]);
     // Retries back off a full minute unless the receiver says otherwise.
-    s = await startTestServer(engine, webhookSettings([
-      app('plain', plain.url),
-      app('rotating', rotating.url, { previous_secret: PREVIOUS }),
-      app('slow', slow.url),
-      app('gone', gone.url, { events: ['user_deactivated'] }), // only this test deactivates anyone
-    ], { webhooks: { timeout_seconds: 1, retries: 3, backoff_seconds: 60, allow_insecure_loopback: true, retry_after_max_seconds: 5 } }), { workers: true });
+    s = await startTestServer(
+      engine,
+      webhookSettings(
+        [
+          app('plain', plain.url),
+          app('rotating', rotating.url, { previous_secret: PREVIOUS }),
+          app('slow', slow.url),
+          app('gone', gone.url, { events: ['user_deactivated'] }), // only this test deactivates anyone
+        ],
+        { webhooks: { timeout_seconds: 1, retries: 3, backoff_seconds: 60, allow_insecure_loopback: true, retry_after_max_seconds: 5 } },
+      ),
+      { workers: true },
+    );
   });
   afterAll(async () => {
     await s?.close();
@@ -52,11 +63,14 @@ describe.each(engines)('webhook hardening (%s)', (engine) => {
   let n = 0;
   const createUser = async () => {
     n += 1;
-    const created = await s.api('/api/v3/core/users/', { json: { username: `hook${n}@example.com`, email: `hook${n}@example.com`, name: `Hook ${n}` } });
+    const created = await s.api('/api/v3/core/users/', {
+      json: { username: `hook${n}@example.com`, email: `hook${n}@example.com`, name: `Hook ${n}` },
+    });
     expect(created.status).toBe(201);
     return created.body as { pk: number; uuid: string };
   };
-  const rename = async (pk: number) => expect((await s.api(`/api/v3/core/users/${pk}/`, { method: 'PATCH', json: { name: `Renamed ${Date.now()}` } })).status).toBe(200);
+  const rename = async (pk: number) =>
+    expect((await s.api(`/api/v3/core/users/${pk}/`, { method: 'PATCH', json: { name: `Renamed ${Date.now()}` } })).status).toBe(200);
 
   test('every attempt carries webhook-id, webhook-timestamp and webhook-signature that the Standard Webhooks library accepts', async () => {
     const user = await createUser();
@@ -69,7 +83,12 @@ describe.each(engines)('webhook hardening (%s)', (engine) => {
     // The spec's header is unchanged: HMAC-SHA256 of the raw body, hex.
     expect(headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(hit!.raw).digest('hex')}`);
     // A replay with an old timestamp is refused by the library, and so is another secret.
-    expect(() => verifierFor(SECRET).verify(hit!.raw.toString('utf8'), { ...headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) })).toThrow();
+    expect(() =>
+      verifierFor(SECRET).verify(hit!.raw.toString('utf8'), {
+        ...headers,
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600),
+      }),
+    ).toThrow();
     expect(() => verifierFor(PREVIOUS).verify(hit!.raw.toString('utf8'), headers)).toThrow();
   });
 
@@ -79,7 +98,8 @@ describe.each(engines)('webhook hardening (%s)', (engine) => {
     const [hit] = await rotating.waitFor(1);
     const headers = headersOf(hit!);
     expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
-    for (const secret of [SECRET, PREVIOUS]) expect(verifierFor(secret).verify(hit!.raw.toString('utf8'), headers)).toMatchObject({ event_type: 'user_updated' });
+    for (const secret of [SECRET, PREVIOUS])
+      expect(verifierFor(secret).verify(hit!.raw.toString('utf8'), headers)).toMatchObject({ event_type: 'user_updated' });
     expect(headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(hit!.raw).digest('hex')}`);
   });
 
@@ -108,11 +128,17 @@ describe.each(engines)('webhook hardening (%s)', (engine) => {
     await deactivate();
     await gone.waitFor(1);
     await waitUntil(async () => (await s.db.store.events.disabledEndpoint('gone'))?.url === gone.url);
-    expect(await s.db.store.events.disabledEndpoint('gone')).toMatchObject({ app: 'gone', url: gone.url, reason: 'the receiver answered 410 Gone' });
+    expect(await s.db.store.events.disabledEndpoint('gone')).toMatchObject({
+      app: 'gone',
+      url: gone.url,
+      reason: 'the receiver answered 410 Gone',
+    });
 
     gone.respond = () => 200;
     await deactivate();
-    await waitUntil(async () => (await s.db.store.events.listDeliveries({ app: 'gone', status: 'failed' }, { offset: 0, limit: 50 })).rows.length >= 2);
+    await waitUntil(
+      async () => (await s.db.store.events.listDeliveries({ app: 'gone', status: 'failed' }, { offset: 0, limit: 50 })).rows.length >= 2,
+    );
     expect(gone.received).toHaveLength(1); // the second event was not sent
     const { rows } = await s.db.store.events.listDeliveries({ app: 'gone' }, { offset: 0, limit: 50 });
     expect(rows[0]!.last_error).toContain('idp webhooks enable gone');

@@ -19,10 +19,14 @@ function verify(raw: Buffer, header: string | string[] | undefined): boolean {
 }
 
 const app = (slug: string, url: string, extra: Record<string, unknown> = {}) => ({
-  slug, name: slug, client_id: `client-${slug}`, client_secret: 'secret-secret-secret', redirect_uris: ['http://127.0.0.1/cb'],
-  webhook: { url, secret: SECRET }, ...extra,
+  slug,
+  name: slug,
+  client_id: `client-${slug}`,
+  client_secret: 'secret-secret-secret',
+  redirect_uris: ['http://127.0.0.1/cb'],
+  webhook: { url, secret: SECRET },
+  ...extra,
 });
-
 
 describe.each(engines)('webhooks on %s', (engine) => {
   let all: Receiver;
@@ -33,10 +37,11 @@ describe.each(engines)('webhooks on %s', (engine) => {
   beforeAll(async () => {
     all = await startReceiver();
     staffOnly = await startReceiver();
-    s = await startTestServer(engine, webhookSettings([
-      app('everyone', all.url),
-      app('staff-app', staffOnly.url, { access_group: 'staff' }),
-    ]), { workers: true });
+    s = await startTestServer(
+      engine,
+      webhookSettings([app('everyone', all.url), app('staff-app', staffOnly.url, { access_group: 'staff' })]),
+      { workers: true },
+    );
     // The access group exists from the start, as with `idp serve`.
     staff = (await s.api('/api/v3/core/groups/?search=staff')).body.results.find((g: { name: string }) => g.name === 'staff').pk;
   });
@@ -90,14 +95,18 @@ describe.each(engines)('webhooks on %s', (engine) => {
     staffOnly.received.length = 0;
 
     await s.api(`/api/v3/core/users/${outsider.pk}/`, { method: 'PATCH', json: { name: 'Outsider Renamed' } });
-    await s.api(`/api/v3/core/users/${insider.pk}/`, { method: 'PATCH', json: { email: 'insider2@example.com', attributes: { avatar: 'https://a/b.png' } } });
+    await s.api(`/api/v3/core/users/${insider.pk}/`, {
+      method: 'PATCH',
+      json: { email: 'insider2@example.com', attributes: { avatar: 'https://a/b.png' } },
+    });
     await s.api(`/api/v3/core/users/${insider.pk}/`, { method: 'PATCH', json: { is_active: false } });
     await s.api(`/api/v3/core/users/${insider.pk}/`, { method: 'PATCH', json: { name: 'insider' } }); // no change: no event
 
     // Different users' events may arrive in either order (deliveries run side by side); each user's in the order
     // they happened (a stable sort by user keeps it).
     const users = [outsider.uuid, insider.uuid];
-    const bodies = (await all.waitFor(3)).map((r) => JSON.parse(r.raw.toString()))
+    const bodies = (await all.waitFor(3))
+      .map((r) => JSON.parse(r.raw.toString()))
       .sort((a, b) => users.indexOf(a.data.user_id) - users.indexOf(b.data.user_id));
     expect(bodies.map((b) => [b.event_type, b.data])).toEqual([
       ['user_updated', { user_id: outsider.uuid, user_email: 'outsider@example.com', changed: ['name'] }],
@@ -124,7 +133,13 @@ describe.each(engines)('webhooks on %s', (engine) => {
 
     const log = await s.api('/api/v3/events/deliveries/?app=everyone&status=delivered');
     const delivery = log.body.results.find((d: { event_id: string }) => d.event_id === hits[0]!.headers['x-service-event-id']);
-    expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200, event_type: 'user_updated', kind: 'webhook' });
+    expect(delivery).toMatchObject({
+      status: 'delivered',
+      attempts: 3,
+      last_status_code: 200,
+      event_type: 'user_updated',
+      kind: 'webhook',
+    });
     expect(delivery.attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([500, 500, 200]);
   });
 
@@ -169,7 +184,9 @@ describe.each(engines)('webhooks on %s', (engine) => {
   test('a failed request writes no event', async () => {
     await createUser('dupe');
     all.received.length = 0;
-    const dup = await s.api('/api/v3/core/users/', { json: { username: 'dupe2@example.com', email: 'DUPE@example.com', name: 'x', groups: [staff] } });
+    const dup = await s.api('/api/v3/core/users/', {
+      json: { username: 'dupe2@example.com', email: 'DUPE@example.com', name: 'x', groups: [staff] },
+    });
     expect(dup.status).toBe(400);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(all.received).toHaveLength(0);
@@ -184,11 +201,19 @@ describe.each(engines)('webhooks on %s', (engine) => {
       begin if new.group_name = 'poison' then raise exception 'refused by the test'; end if; return new; end $$`.execute(db);
     await sql`create trigger refuse_poison before insert on outbox for each row execute function refuse_poison()`.execute(db);
     try {
-      const outboxBefore = await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const outboxBefore = await db
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       all.received.length = 0;
-      const failed = await s.api('/api/v3/core/users/', { json: { username: 'torn@example.com', email: 'torn@example.com', name: 'Torn', groups: [first, poison] } });
+      const failed = await s.api('/api/v3/core/users/', {
+        json: { username: 'torn@example.com', email: 'torn@example.com', name: 'Torn', groups: [first, poison] },
+      });
       expect(failed.status).toBe(500);
-      const outboxAfter = await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const outboxAfter = await db
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(outboxAfter.n)).toBe(Number(outboxBefore.n));
       expect((await s.api('/api/v3/core/users/?email=torn@example.com')).body.results).toEqual([]);
       await new Promise((resolve) => setTimeout(resolve, 400));
@@ -202,7 +227,10 @@ describe.each(engines)('webhooks on %s', (engine) => {
   test('delivery log API: scopes, validation, unknown ids', async () => {
     const reader = await s.token(['users:read']);
     expect((await s.api('/api/v3/events/deliveries/', { token: reader })).status).toBe(403);
-    expect(await s.api('/api/v3/events/deliveries/?status=lost')).toMatchObject({ status: 400, body: { status: [expect.stringContaining('pending, delivered, failed')] } });
+    expect(await s.api('/api/v3/events/deliveries/?status=lost')).toMatchObject({
+      status: 400,
+      body: { status: [expect.stringContaining('pending, delivered, failed')] },
+    });
     expect((await s.api('/api/v3/events/deliveries/00000000-0000-4000-8000-000000000000/redeliver/', { method: 'POST' })).status).toBe(404);
   });
 });

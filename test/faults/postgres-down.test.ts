@@ -25,7 +25,7 @@ afterAll(async () => {
 const count = async (table: 'users' | 'outbox') =>
   (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(pg.db.database.db)).rows[0]!.n;
 
-test('down: 503 everywhere in each family\'s shape, nothing written; back: everything works, no restart', async () => {
+test("down: 503 everywhere in each family's shape, nothing written; back: everything works, no restart", async () => {
   const user = await idp.user();
   const http = new CookieClient();
   const signedIn = await redeemCode(idp.apps.wiki!, idp.url, await httpSignIn(http, idp.apps.wiki!, idp.url, user.email, PASSWORD));
@@ -50,14 +50,24 @@ test('down: 503 everywhere in each family\'s shape, nothing written; back: every
     expect(list.status).toBe(503);
     expect(Number(list.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await list.json()).toEqual({ detail: 'The database is unavailable; try again shortly.' });
-    const create = await api('/users/', { method: 'POST', body: JSON.stringify({ username: 'outage@example.com', email: 'outage@example.com', name: 'Outage' }) });
+    const create = await api('/users/', {
+      method: 'POST',
+      body: JSON.stringify({ username: 'outage@example.com', email: 'outage@example.com', name: 'Outage' }),
+    });
     expect(create.status).toBe(503);
 
     const app = idp.apps.wiki!;
-    const refreshed = await postToken(idp.url, { grant_type: 'refresh_token', refresh_token: signedIn.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret });
+    const refreshed = await postToken(idp.url, {
+      grant_type: 'refresh_token',
+      refresh_token: signedIn.body.refresh_token,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
     expect(refreshed.status).toBe(503);
     expect(refreshed.body.error).toBe('temporarily_unavailable');
-    const userinfo = await fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${signedIn.body.access_token}` } });
+    const userinfo = await fetch(`${idp.url}/application/o/userinfo/`, {
+      headers: { Authorization: `Bearer ${signedIn.body.access_token}` },
+    });
     expect(userinfo.status).toBe(503);
 
     const authorize = await fetch((await pkceRequest(app, idp.url, { state: 'outage' })).url, { redirect: 'manual' });
@@ -85,7 +95,14 @@ test('down: 503 everywhere in each family\'s shape, nothing written; back: every
     if (ready !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   expect(ready).toBe(200);
-  expect((await api('/users/', { method: 'POST', body: JSON.stringify({ username: 'after@example.com', email: 'after@example.com', name: 'After' }) })).status).toBe(201);
+  expect(
+    (
+      await api('/users/', {
+        method: 'POST',
+        body: JSON.stringify({ username: 'after@example.com', email: 'after@example.com', name: 'After' }),
+      })
+    ).status,
+  ).toBe(201);
   const form = formOf(page);
   const passwordPage = await pending.request(form.action, { form: { ...form.fields, email: user.email } });
   expect(passwordPage.text).toContain('Enter your password');

@@ -11,13 +11,16 @@ let idp: OidcTestServer;
 beforeAll(async () => {
   // Port 1 on loopback: nothing listens there, connections are refused at once.
   idp = await startOidcServer('pglite', 'http://127.0.0.1:1/callback', [{ slug: 'wiki' }], {
-    redisServices: true, logger, overrides: { redis: { url: 'redis://127.0.0.1:1' } },
+    redisServices: true,
+    logger,
+    overrides: { redis: { url: 'redis://127.0.0.1:1' } },
   });
 }, 60_000);
 afterAll(async () => idp?.close());
 
 test('starts, warns once that Redis is not answering, and readiness names it', async () => {
-  for (let i = 0; i < 120 && !lines.some((line) => /Redis is not answering/.test(line.msg)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let i = 0; i < 120 && !lines.some((line) => /Redis is not answering/.test(line.msg)); i++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   const warnings = lines.filter((line) => /Redis is not answering/.test(line.msg));
   expect(warnings).toHaveLength(1);
   expect(warnings[0]!.level).toBe(40); // pino's warn

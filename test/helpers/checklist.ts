@@ -55,12 +55,22 @@ export async function signInWith(http: CookieClient, request: PkceRequest, stopA
 /** Redeems a code with any client's credentials and any redirect_uri (client_secret_post). */
 export function redeem(baseUrl: string, client: TestApp, code: string, verifier: string, redirectUri = client.redirect_uri) {
   return postToken(baseUrl, {
-    grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id, client_secret: client.client_secret, code_verifier: verifier,
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+    code_verifier: verifier,
   });
 }
 
 export function refresh(baseUrl: string, client: TestApp, refreshToken: string) {
-  return postToken(baseUrl, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.client_id, client_secret: client.client_secret });
+  return postToken(baseUrl, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+  });
 }
 
 /** UserInfo at `path` (the shared endpoint by default) with a bearer token. */

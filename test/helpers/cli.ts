@@ -8,7 +8,11 @@ import { ROOT } from './paths.js';
  */
 export const lastLine = (text: string) => text.trim().split('\n').pop() ?? '';
 
-export interface CliResult { code: number | null; stdout: string; stderr: string }
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 const baseEnv = () => {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test' };
@@ -18,7 +22,11 @@ const baseEnv = () => {
 };
 
 export function startIdp(args: string[], env: Record<string, string | undefined> = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...baseEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 export function runIdp(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
@@ -33,7 +41,9 @@ export function runIdp(args: string[], env: Record<string, string | undefined> =
 }
 
 /** Starts `idp serve` and resolves once it printed its URL; collects everything it prints. */
-export async function startServe(env: Record<string, string | undefined>): Promise<{ url: string; output: () => string; stop(): Promise<number | null> }> {
+export async function startServe(
+  env: Record<string, string | undefined>,
+): Promise<{ url: string; output: () => string; stop(): Promise<number | null> }> {
   const child = startIdp(['serve', '--port', '0'], env);
   let output = '';
   child.stderr!.on('data', (chunk) => (output += chunk));

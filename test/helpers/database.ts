@@ -55,7 +55,10 @@ export async function openTestDatabase(engine: Engine): Promise<TestDatabase> {
   const database = await openDatabase({ url, poolSize: 25 });
   await migrateToLatest(database.db);
   return {
-    engine, database, url, store: createStore(database.db),
+    engine,
+    database,
+    url,
+    store: createStore(database.db),
     async close() {
       await database.close();
       await drop();

@@ -5,7 +5,11 @@
 import * as client from 'openid-client';
 import type { TestApp } from './oidc-server.js';
 
-interface Cookie { name: string; value: string; path: string }
+interface Cookie {
+  name: string;
+  value: string;
+  path: string;
+}
 
 export interface HttpResponse {
   status: number;
@@ -24,7 +28,9 @@ export class CookieClient {
       const name = pair!.slice(0, eq);
       const value = pair!.slice(eq + 1);
       const path = attributes.find((a) => /^path=/i.test(a))?.slice(5) || '/';
-      const expired = attributes.some((a) => /^max-age=0$/i.test(a) || (/^expires=/i.test(a) && new Date(a.slice(8)).getTime() < Date.now()));
+      const expired = attributes.some(
+        (a) => /^max-age=0$/i.test(a) || (/^expires=/i.test(a) && new Date(a.slice(8)).getTime() < Date.now()),
+      );
       const index = this.cookies.findIndex((c) => c.name === name && c.path === path);
       if (index >= 0) this.cookies.splice(index, 1);
       if (!expired && value) this.cookies.push({ name, value, path });
@@ -32,11 +38,17 @@ export class CookieClient {
   }
 
   private header(url: URL): string {
-    return this.cookies.filter((c) => url.pathname.startsWith(c.path)).map((c) => `${c.name}=${c.value}`).join('; ');
+    return this.cookies
+      .filter((c) => url.pathname.startsWith(c.path))
+      .map((c) => `${c.name}=${c.value}`)
+      .join('; ');
   }
 
   /** One request, no redirects followed. */
-  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string>; body?: string } = {}): Promise<HttpResponse> {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string>; body?: string } = {},
+  ): Promise<HttpResponse> {
     const target = new URL(url);
     const headers: Record<string, string> = { ...init.headers };
     const cookie = this.header(target);
@@ -46,7 +58,12 @@ export class CookieClient {
       body = new URLSearchParams(init.form).toString();
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
     }
-    const response = await fetch(target, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, redirect: 'manual' });
+    const response = await fetch(target, {
+      method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
     this.store(response.headers.getSetCookie());
     return { status: response.status, url: target.href, headers: response.headers, text: await response.text() };
   }
@@ -81,7 +98,13 @@ export function formOf(page: HttpResponse): { action: string; fields: Record<str
   for (const input of form[2]!.matchAll(/<input[^>]*type="hidden"[^>]*>/g)) {
     const name = /name="([^"]+)"/.exec(input[0])?.[1];
     const value = /value="([^"]*)"/.exec(input[0])?.[1] ?? '';
-    if (name) fields[name] = value.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    if (name)
+      fields[name] = value
+        .replace(/&#39;/g, "'")
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&');
   }
   return { action: new URL(form[1]!.replace(/&amp;/g, '&'), page.url).href, fields };
 }
@@ -92,7 +115,12 @@ export async function submit(http: CookieClient, page: HttpResponse, fields: Rec
   return http.request(form.action, { form: { ...form.fields, ...fields } });
 }
 
-export interface PkceRequest { url: URL; verifier: string; state: string; nonce: string }
+export interface PkceRequest {
+  url: URL;
+  verifier: string;
+  state: string;
+  nonce: string;
+}
 
 export async function pkceRequest(app: TestApp, baseUrl: string, extra: Record<string, string> = {}): Promise<PkceRequest> {
   const verifier = client.randomPKCECodeVerifier();
@@ -100,18 +128,33 @@ export async function pkceRequest(app: TestApp, baseUrl: string, extra: Record<s
   const nonce = client.randomNonce();
   const url = new URL(`${baseUrl}/application/o/authorize/`);
   const params = {
-    client_id: app.client_id, response_type: 'code', scope: 'openid profile email', redirect_uri: app.redirect_uri, state, nonce,
-    code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
+    client_id: app.client_id,
+    response_type: 'code',
+    scope: 'openid profile email',
+    redirect_uri: app.redirect_uri,
+    state,
+    nonce,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...extra,
   };
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   return { url, verifier, state, nonce };
 }
 
-export interface HttpSignIn { request: PkceRequest; callback: URL }
+export interface HttpSignIn {
+  request: PkceRequest;
+  callback: URL;
+}
 
 /** E-mail, then password, as a person would (or both on the first page); returns the application's callback URL. */
 export async function httpSignIn(
-  http: CookieClient, app: TestApp, baseUrl: string, email: string, password: string, options: { firstPageOnly?: boolean } = {},
+  http: CookieClient,
+  app: TestApp,
+  baseUrl: string,
+  email: string,
+  password: string,
+  options: { firstPageOnly?: boolean } = {},
 ): Promise<HttpSignIn> {
   const request = await pkceRequest(app, baseUrl);
   const emailPage = await http.follow(await http.request(request.url.href), app.redirect_uri);
@@ -131,8 +174,12 @@ export async function redeemCode(app: TestApp, baseUrl: string, signIn: HttpSign
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
-      grant_type: 'authorization_code', code: signIn.callback.searchParams.get('code') ?? '', redirect_uri: app.redirect_uri,
-      client_id: app.client_id, client_secret: app.client_secret, code_verifier: signIn.request.verifier,
+      grant_type: 'authorization_code',
+      code: signIn.callback.searchParams.get('code') ?? '',
+      redirect_uri: app.redirect_uri,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      code_verifier: signIn.request.verifier,
     }).toString(),
   });
   return { status: response.status, body: await response.json() };

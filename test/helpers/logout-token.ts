@@ -17,7 +17,10 @@ export function logoutTokenOf(hit: Received): string {
 export async function verifyLogoutToken(hit: Received, app: TestApp, sub: string): Promise<jose.JWTPayload> {
   const jwks = jose.createRemoteJWKSet(new URL(`${app.issuer}jwks/`));
   const { payload, protectedHeader } = await jose.jwtVerify(logoutTokenOf(hit), jwks, {
-    issuer: app.issuer, audience: app.client_id, typ: 'logout+jwt', algorithms: ['RS256'],
+    issuer: app.issuer,
+    audience: app.client_id,
+    typ: 'logout+jwt',
+    algorithms: ['RS256'],
   });
   expect(protectedHeader.typ).toBe('logout+jwt');
   expect(payload.sub).toBe(sub);

@@ -21,10 +21,11 @@ export async function startCallbackServer(): Promise<CallbackServer> {
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -41,7 +42,11 @@ export interface AuthorizationRequest {
   nonce: string;
 }
 
-export async function authorizationRequest(config: client.Configuration, app: TestApp, scope = 'openid profile email'): Promise<AuthorizationRequest> {
+export async function authorizationRequest(
+  config: client.Configuration,
+  app: TestApp,
+  scope = 'openid profile email',
+): Promise<AuthorizationRequest> {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const nonce = client.randomNonce();
@@ -57,7 +62,11 @@ export async function authorizationRequest(config: client.Configuration, app: Te
 }
 
 export const exchangeCode = (config: client.Configuration, callback: URL, request: AuthorizationRequest) =>
-  client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: request.verifier, expectedState: request.state, expectedNonce: request.nonce });
+  client.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: request.verifier,
+    expectedState: request.state,
+    expectedNonce: request.nonce,
+  });
 
 /** A raw form POST to the shared token endpoint, for the error cases openid-client would refuse to send. */
 export async function postToken(baseUrl: string, form: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }> {

@@ -40,7 +40,14 @@ export interface OidcTestServer {
   workers?: Workers;
   apps: Record<string, TestApp>;
   /** Creates an active user with PASSWORD (or `password: null` for none); returns its pk and uuid. */
-  user(input?: { email?: string; name?: string; attributes?: Record<string, unknown>; groups?: string[]; password?: string | null; is_active?: boolean }): Promise<{ pk: number; uuid: string; email: string }>;
+  user(input?: {
+    email?: string;
+    name?: string;
+    attributes?: Record<string, unknown>;
+    groups?: string[];
+    password?: string | null;
+    is_active?: boolean;
+  }): Promise<{ pk: number; uuid: string; email: string }>;
   /** The uuid of the group named `name` (access groups are created at start). */
   groupUuid(name: string): Promise<string>;
   apiToken(): Promise<string>;
@@ -86,27 +93,49 @@ export async function startOidcServer(
     ...(app.grant_types && !app.grant_types.includes('authorization_code') ? {} : { redirect_uris: [callbackUrl] }),
     ...app,
   }));
-  const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, issuer: { base_url: url }, applications, ...options.overrides });
+  const settings = await testSettings({
+    server: { host: '127.0.0.1', port: 0, trust_proxy: false },
+    issuer: { base_url: url },
+    applications,
+    ...options.overrides,
+  });
   const service = await startService(settings, {
-    store: db.store, database: db.database, server, logger: options.logger ?? createLogger('silent'),
-    redis: options.redisServices === true, workers: options.workers === true || options.redisServices === true,
+    store: db.store,
+    database: db.database,
+    server,
+    logger: options.logger ?? createLogger('silent'),
+    redis: options.redisServices === true,
+    workers: options.workers === true || options.redisServices === true,
   });
 
   const testApps: Record<string, TestApp> = {};
   for (const app of settings.applications) {
     testApps[app.slug] = {
-      slug: app.slug, client_id: app.client_id, client_secret: app.client_secret ?? '', redirect_uri: app.redirect_uris[0] ?? '',
+      slug: app.slug,
+      client_id: app.client_id,
+      client_secret: app.client_secret ?? '',
+      redirect_uri: app.redirect_uris[0] ?? '',
       issuer: `${url}/application/o/${app.slug}/`,
     };
   }
 
   let adminToken: string | undefined;
   return {
-    url, settings, db, store: db.store, providers: service.providers, workers: service.workers, apps: testApps,
+    url,
+    settings,
+    db,
+    store: db.store,
+    providers: service.providers,
+    workers: service.workers,
+    apps: testApps,
     async user(input = {}) {
       const email = input.email ?? `user${++counter}-${Date.now()}@example.com`;
       const view = await createUser(db.store, {
-        username: email, email, name: input.name ?? 'Ada Lovelace', attributes: input.attributes, groups: input.groups,
+        username: email,
+        email,
+        name: input.name ?? 'Ada Lovelace',
+        attributes: input.attributes,
+        groups: input.groups,
         is_active: input.is_active,
       });
       if (input.password !== null) await setPassword(db.store, view.pk, input.password ?? PASSWORD, settings.passwords);

@@ -23,7 +23,8 @@ async function freePort(): Promise<number> {
 }
 
 /** Runs a PostgreSQL tool as the postgres user (initdb refuses root). */
-const asPostgres = (tool: string, args: string[]) => execFileSync('runuser', ['-u', 'postgres', '--', path.join(BIN, tool), ...args], { stdio: 'pipe' });
+const asPostgres = (tool: string, args: string[]) =>
+  execFileSync('runuser', ['-u', 'postgres', '--', path.join(BIN, tool), ...args], { stdio: 'pipe' });
 
 export interface PrivatePostgres {
   /** An opened, migrated database on this server, like openTestDatabase's. */
@@ -40,7 +41,17 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
   const data = path.join(dir, 'data');
   const port = await freePort();
   asPostgres('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync']);
-  const start = () => asPostgres('pg_ctl', ['-D', data, '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, '-w', 'start', '-l', path.join(dir, 'log')]);
+  const start = () =>
+    asPostgres('pg_ctl', [
+      '-D',
+      data,
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      '-w',
+      'start',
+      '-l',
+      path.join(dir, 'log'),
+    ]);
   const stop = () => asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
   start();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
@@ -55,7 +66,9 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
       await database.close().catch(() => {});
       try {
         stop();
-      } catch { /* already stopped */ }
+      } catch {
+        /* already stopped */
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -10,11 +10,57 @@ export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnPr
 
 /** Text that has broken parsers, databases and templates before. */
 export const NASTY_STRINGS = [
-  '', ' ', '\t\n', '\u0000', 'a\u0000b', '\ud800', 'a\udfffb', '\udc00\ud800', '\uffff', '\ufeff', '\u202e', '\u00a0',
-  'İ', 'ı', 'ΑΣ', 'ς', 'ß', 'ẞ', 'K', 'ǅ', 'ﬁ', '😀', 'e\u0301',
-  '%00', '%C3%28', '%', "' OR 1=1 --", '%_\\', '"; drop table users; --', '<script>alert(1)</script>', '&amp;"\'<>',
-  '${7*7}', '{{7*7}}', '<%= 7*7 %>', '../../etc/passwd', 'null', 'true', 'false', '[]', '{}', '1e309', '-0', '0x10', 'NaN',
-  'Infinity', '9'.repeat(30), '-1', '0', '2147483648', '1.5', ...PROTOTYPE_KEYS,
+  '',
+  ' ',
+  '\t\n',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'a\udfffb',
+  '\udc00\ud800',
+  '\uffff',
+  '\ufeff',
+  '\u202e',
+  '\u00a0',
+  'İ',
+  'ı',
+  'ΑΣ',
+  'ς',
+  'ß',
+  'ẞ',
+  'K',
+  'ǅ',
+  'ﬁ',
+  '😀',
+  'e\u0301',
+  '%00',
+  '%C3%28',
+  '%',
+  "' OR 1=1 --",
+  '%_\\',
+  '"; drop table users; --',
+  '<script>alert(1)</script>',
+  '&amp;"\'<>',
+  '${7*7}',
+  '{{7*7}}',
+  '<%= 7*7 %>',
+  '../../etc/passwd',
+  'null',
+  'true',
+  'false',
+  '[]',
+  '{}',
+  '1e309',
+  '-0',
+  '0x10',
+  'NaN',
+  'Infinity',
+  '9'.repeat(30),
+  '-1',
+  '0',
+  '2147483648',
+  '1.5',
+  ...PROTOTYPE_KEYS,
 ];
 
 /**
@@ -22,15 +68,21 @@ export const NASTY_STRINGS = [
  * run of one character (up to `hugeMax` long; 0: never).
  */
 export function anyText(maxLength = 40, hugeMax = 70_000): fc.Arbitrary<string> {
-  const huge = fc.tuple(fc.constantFrom('a', 'é', '\u0000', '😀', ' '), fc.integer({ min: 200, max: Math.max(200, hugeMax) })).map(([c, n]) => c.repeat(n));
+  const huge = fc
+    .tuple(fc.constantFrom('a', 'é', '\u0000', '😀', ' '), fc.integer({ min: 200, max: Math.max(200, hugeMax) }))
+    .map(([c, n]) => c.repeat(n));
   return fc.oneof(
     { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength }) },
     { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength }) },
     { weight: 2, arbitrary: fc.string({ maxLength }) },
     { weight: 3, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
     // Ordinary text with one character PostgreSQL cannot store (NUL, a lone surrogate) spliced in.
-    { weight: 2, arbitrary: fc.tuple(fc.string({ maxLength }), fc.nat(), fc.constantFrom('\u0000', '\ud800', '\udfff'))
-      .map(([value, at, bad]) => value.slice(0, at % (value.length + 1)) + bad + value.slice(at % (value.length + 1))) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.string({ maxLength }), fc.nat(), fc.constantFrom('\u0000', '\ud800', '\udfff'))
+        .map(([value, at, bad]) => value.slice(0, at % (value.length + 1)) + bad + value.slice(at % (value.length + 1))),
+    },
     ...(hugeMax > 0 ? [{ weight: 1, arbitrary: huge }] : []),
   );
 }
@@ -56,9 +108,14 @@ export const anyJsonValue = (maxDepth = 3) => fc.jsonValue({ stringUnit: 'binary
 export function anyFieldValue(known: string[] = []): fc.Arbitrary<unknown> {
   return fc.oneof(
     anyText(),
-    fc.integer(), fc.double(), fc.boolean(), fc.constant(null),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
     fc.array(fc.oneof(anyText(12), fc.integer(), uuidLike(known)), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom(...PROTOTYPE_KEYS)), anyJsonValue(2), { maxKeys: 4 }),
+    fc.dictionary(fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom(...PROTOTYPE_KEYS)), anyJsonValue(2), {
+      maxKeys: 4,
+    }),
     uuidLike(known),
   );
 }
@@ -68,32 +125,58 @@ export const objectText = (entries: Array<[string, unknown]>) =>
   `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`).join(',')}}`;
 
 /** JSON nested `depth` levels deep, as objects or arrays. */
-export const deepJson = fc.tuple(fc.integer({ min: 1, max: 3000 }), fc.boolean()).map(([depth, arrays]) =>
-  (arrays ? '['.repeat(depth) + '1' + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)));
+export const deepJson = fc
+  .tuple(fc.integer({ min: 1, max: 3000 }), fc.boolean())
+  .map(([depth, arrays]) => (arrays ? '['.repeat(depth) + '1' + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)));
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
 /** Percent-encodes the UTF-8 bytes of `text` (a lone surrogate becomes U+FFFD's bytes, as a browser sends it). */
 export const pct = (text: string) =>
-  [...Buffer.from(text, 'utf8')].map((byte) => {
-    const char = String.fromCharCode(byte);
-    return byte < 0x80 && UNRESERVED.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }).join('');
+  [...Buffer.from(text, 'utf8')]
+    .map((byte) => {
+      const char = String.fromCharCode(byte);
+      return byte < 0x80 && UNRESERVED.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+    .join('');
 
 /** Raw pieces of a query or form value that no encoder would produce: NUL, invalid UTF-8, stray % and separators. */
-export const RAW_PIECES = ['%00', '%C3%28', '%FF', '%ED%A0%80', '%E2%82', '%', '%G1', '%%', '+', '%2B', '&', '=', ';', '%26', '%3D', '%0D%0A'];
+export const RAW_PIECES = [
+  '%00',
+  '%C3%28',
+  '%FF',
+  '%ED%A0%80',
+  '%E2%82',
+  '%',
+  '%G1',
+  '%%',
+  '+',
+  '%2B',
+  '&',
+  '=',
+  ';',
+  '%26',
+  '%3D',
+  '%0D%0A',
+];
 
 /** One value as it goes on the wire: encoded text, or encoded text with raw pieces spliced in. */
 export function wireValue(values: fc.Arbitrary<string>): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 4, arbitrary: values.map(pct) },
-    { weight: 1, arbitrary: fc.array(fc.oneof(values.map(pct), fc.constantFrom(...RAW_PIECES)), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('')) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .array(fc.oneof(values.map(pct), fc.constantFrom(...RAW_PIECES)), { minLength: 1, maxLength: 4 })
+        .map((parts) => parts.join('')),
+    },
   );
 }
 
 /** A query string or form body: random pairs, keys may repeat, some without `=`. */
 export function wirePairs(keys: fc.Arbitrary<string>, values: fc.Arbitrary<string>, maxLength = 8): fc.Arbitrary<string> {
-  return fc.array(fc.tuple(wireValue(keys), wireValue(values), fc.nat(19)), { maxLength })
+  return fc
+    .array(fc.tuple(wireValue(keys), wireValue(values), fc.nat(19)), { maxLength })
     .map((pairs) => pairs.map(([key, value, odd]) => (odd === 0 ? key : `${key}=${value}`)).join('&'));
 }
 
@@ -156,16 +239,26 @@ export function groupProblem(group: unknown): string | undefined {
 export function listProblem(body: unknown, baseUrl: string, item: (value: unknown) => string | undefined): string | undefined {
   if (!isPlainObject(body)) return 'not an object';
   const { pagination: p, results } = body as { pagination: Record<string, unknown>; results: unknown };
-  if (Object.keys(body as object).sort().join(',') !== 'pagination,results') return 'keys';
+  if (
+    Object.keys(body as object)
+      .sort()
+      .join(',') !== 'pagination,results'
+  )
+    return 'keys';
   if (!isPlainObject(p) || !Array.isArray(results)) return 'pagination or results';
   const ints = ['count', 'current', 'total_pages', 'start_index', 'end_index'];
   if (!ints.every((key) => Number.isInteger(p[key]) && (p[key] as number) >= 0)) return `pagination numbers ${JSON.stringify(p)}`;
   const { count, current, total_pages: pages, start_index: start, end_index: end } = p as Record<string, number>;
   if (current < 1 || pages < 1 || current > pages) return `current ${current} of ${pages}`;
-  if (count === 0 ? results.length !== 0 || start !== 0 || end !== 0 : end - start + 1 !== results.length) return `indexes ${start}–${end} for ${results.length} results`;
-  for (const [key, present] of [['next', current < pages], ['previous', current > 1]] as const) {
+  if (count === 0 ? results.length !== 0 || start !== 0 || end !== 0 : end - start + 1 !== results.length)
+    return `indexes ${start}–${end} for ${results.length} results`;
+  for (const [key, present] of [
+    ['next', current < pages],
+    ['previous', current > 1],
+  ] as const) {
     const link = p[key];
-    if (present ? typeof link !== 'string' || !link.startsWith(`${baseUrl}/api/v3/`) : link !== null) return `${key}: ${JSON.stringify(link)}`;
+    if (present ? typeof link !== 'string' || !link.startsWith(`${baseUrl}/api/v3/`) : link !== null)
+      return `${key}: ${JSON.stringify(link)}`;
   }
   for (const result of results) {
     const problem = item(result);
@@ -179,17 +272,43 @@ export function listProblem(body: unknown, baseUrl: string, item: (value: unknow
  * and oidc-provider's unsupported_response_mode (JARM's name for an unknown response_mode).
  */
 export const OAUTH_ERRORS = new Set([
-  'invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
-  'access_denied', 'unsupported_response_type', 'server_error', 'temporarily_unavailable', 'invalid_token', 'insufficient_scope',
-  'interaction_required', 'login_required', 'account_selection_required', 'consent_required', 'invalid_request_uri',
-  'invalid_request_object', 'request_not_supported', 'request_uri_not_supported', 'registration_not_supported', 'invalid_target',
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'access_denied',
+  'unsupported_response_type',
+  'server_error',
+  'temporarily_unavailable',
+  'invalid_token',
+  'insufficient_scope',
+  'interaction_required',
+  'login_required',
+  'account_selection_required',
+  'consent_required',
+  'invalid_request_uri',
+  'invalid_request_object',
+  'request_not_supported',
+  'request_uri_not_supported',
+  'registration_not_supported',
+  'invalid_target',
   'unsupported_response_mode',
 ]);
 
 /** Codes a JSON endpoint (token, userinfo) may answer; server_error is a 500 and never acceptable. */
 export const JSON_ENDPOINT_ERRORS = new Set([
-  'invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope',
-  'invalid_token', 'insufficient_scope', 'temporarily_unavailable', 'invalid_target',
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'invalid_token',
+  'insufficient_scope',
+  'temporarily_unavailable',
+  'invalid_target',
 ]);
 
 /** A protocol JSON error body, or what is wrong with it. */

@@ -3,7 +3,11 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
-export interface Received { headers: IncomingHttpHeaders; raw: Buffer; at: number }
+export interface Received {
+  headers: IncomingHttpHeaders;
+  raw: Buffer;
+  at: number;
+}
 /**
  * Returns the status to answer (with headers, e.g. Retry-After), or 'hang' to never answer (a receiver that
  * times out or dies mid-request).

@@ -17,14 +17,26 @@ export interface TestServer {
   /** A fresh API token with these scopes (default: all). */
   token(scopes?: string[]): Promise<string>;
   /** fetch relative to the server with a bearer token; JSON bodies are encoded. */
-  api(path: string, init?: { method?: string; token?: string | null; json?: unknown; body?: string; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
+  api(
+    path: string,
+    init?: { method?: string; token?: string | null; json?: unknown; body?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; headers: Headers; body: any }>;
   close(): Promise<void>;
 }
 
-export async function startTestServer(engine: Engine, overrides: Record<string, unknown> = {}, options: { workers?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(
+  engine: Engine,
+  overrides: Record<string, unknown> = {},
+  options: { workers?: boolean } = {},
+): Promise<TestServer> {
   const db = await openTestDatabase(engine);
   const settings = await testSettings({ server: { host: '127.0.0.1', port: 0, trust_proxy: false }, ...overrides });
-  const server = await startService(settings, { store: db.store, logger: createLogger('silent'), redis: false, workers: options.workers === true });
+  const server = await startService(settings, {
+    store: db.store,
+    logger: createLogger('silent'),
+    redis: false,
+    workers: options.workers === true,
+  });
   const { workers } = server;
   let adminToken: string | undefined;
   const token = async (scopes: string[] = [...API_SCOPES]) => (await createApiToken(db.store, { name: 'test', scopes })).token;
@@ -48,7 +60,9 @@ export async function startTestServer(engine: Engine, overrides: Record<string, 
       let parsed: unknown = text;
       try {
         parsed = text ? JSON.parse(text) : undefined;
-      } catch { /* not JSON: keep the text */ }
+      } catch {
+        /* not JSON: keep the text */
+      }
       return { status: response.status, headers: response.headers, body: parsed };
     },
     async close() {

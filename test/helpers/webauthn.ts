@@ -24,18 +24,27 @@ export interface VirtualAuthenticator {
   withoutUserVerification(): Promise<VirtualAuthenticator>;
 }
 
-export async function addVirtualAuthenticator(page: Page, options: { userVerification?: boolean; cdp?: CDPSession } = {}): Promise<VirtualAuthenticator> {
-  const cdp = options.cdp ?? await page.context().newCDPSession(page);
+export async function addVirtualAuthenticator(
+  page: Page,
+  options: { userVerification?: boolean; cdp?: CDPSession } = {},
+): Promise<VirtualAuthenticator> {
+  const cdp = options.cdp ?? (await page.context().newCDPSession(page));
   if (!options.cdp) await cdp.send('WebAuthn.enable', { enableUI: false });
   const verifies = options.userVerification ?? true;
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
-      protocol: 'ctap2', ctap2Version: 'ctap2_1', transport: 'internal', hasResidentKey: true, hasUserVerification: verifies,
-      isUserVerified: verifies, automaticPresenceSimulation: true,
+      protocol: 'ctap2',
+      ctap2Version: 'ctap2_1',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: verifies,
+      isUserVerified: verifies,
+      automaticPresenceSimulation: true,
     },
   });
   return {
-    cdp, authenticatorId,
+    cdp,
+    authenticatorId,
     async credentials() {
       return (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials as VirtualCredential[];
     },
@@ -47,7 +56,8 @@ export async function addVirtualAuthenticator(page: Page, options: { userVerific
       const credentials = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
       await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
       const other = await addVirtualAuthenticator(page, { userVerification: false, cdp });
-      for (const credential of credentials) await cdp.send('WebAuthn.addCredential', { authenticatorId: other.authenticatorId, credential });
+      for (const credential of credentials)
+        await cdp.send('WebAuthn.addCredential', { authenticatorId: other.authenticatorId, credential });
       return other;
     },
     async clear() {

@@ -8,7 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** Runs `task(0…count-1)` with at most `limit` in flight; collects every outcome (never rejects). */
-export async function runBounded<T>(count: number, limit: number, task: (index: number) => Promise<T>): Promise<Array<PromiseSettledResult<T>>> {
+export async function runBounded<T>(
+  count: number,
+  limit: number,
+  task: (index: number) => Promise<T>,
+): Promise<Array<PromiseSettledResult<T>>> {
   const results: Array<PromiseSettledResult<T>> = new Array(count);
   let next = 0;
   const lane = async () => {
@@ -46,7 +50,15 @@ export function prng(seed: number): () => number {
   };
 }
 
-export interface Machine { cpus: number; model: string; memoryGiB: number; node: string; os: string; postgres: string; redis: string }
+export interface Machine {
+  cpus: number;
+  model: string;
+  memoryGiB: number;
+  node: string;
+  os: string;
+  postgres: string;
+  redis: string;
+}
 
 export function describeMachine(postgres: string, redis: string): Machine {
   const cpus = os.cpus();
@@ -65,7 +77,8 @@ export function describeMachine(postgres: string, redis: string): Machine {
 export function describeRevision(root: string): string | undefined {
   if (process.env.LOAD_REVISION) return process.env.LOAD_REVISION;
   try {
-    const git = (...args: string[]) => execFileSync('git', ['--no-optional-locks', '-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const git = (...args: string[]) =>
+      execFileSync('git', ['--no-optional-locks', '-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const commit = git('rev-parse', '--short', 'HEAD');
     return git('status', '--porcelain', '--untracked-files=no') ? `${commit} with uncommitted changes` : commit;
   } catch {

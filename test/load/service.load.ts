@@ -60,7 +60,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------- expectations
 
-interface Outcome { name: string; ok: boolean; detail: string }
+interface Outcome {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
 const outcomes: Outcome[] = [];
 function expectThat(name: string, ok: boolean, detail = '') {
   outcomes.push({ name, ok, detail });
@@ -106,45 +110,59 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     let serviceClosed = false;
     const steps: Array<[string, () => Promise<unknown>]> = [
-      ['identity service', async () => {
-        await idp?.close();
-        serviceClosed = true;
-      }],
+      [
+        'identity service',
+        async () => {
+          await idp?.close();
+          serviceClosed = true;
+        },
+      ],
       // The service did not close in time (e.g. stopped mid-run by the deadline): drop its database anyway.
-      ['test database', async () => {
-        const url = idp?.db.url;
-        if (serviceClosed || !url) return;
-        const name = new URL(url).pathname.slice(1);
-        const pg = await import('pg');
-        const admin = new pg.default.Client({ connectionString: process.env.TEST_DATABASE_URL });
-        await admin.connect();
-        try {
-          await admin.query(`drop database if exists "${name}" with (force)`);
-          console.error(`cleanup: dropped database ${name}`);
-        } finally {
-          await admin.end();
-        }
-      }],
+      [
+        'test database',
+        async () => {
+          const url = idp?.db.url;
+          if (serviceClosed || !url) return;
+          const name = new URL(url).pathname.slice(1);
+          const pg = await import('pg');
+          const admin = new pg.default.Client({ connectionString: process.env.TEST_DATABASE_URL });
+          await admin.connect();
+          try {
+            await admin.query(`drop database if exists "${name}" with (force)`);
+            console.error(`cleanup: dropped database ${name}`);
+          } finally {
+            await admin.end();
+          }
+        },
+      ],
       ...receivers.map((receiver, i): [string, () => Promise<unknown>] => [`receiver ${i + 1}`, () => receiver.close()]),
-      ['redis keys', async () => {
-        if (!redisPrefix) return;
-        const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
-        redis.on('error', () => {});
-        try {
-          let cursor = '0';
-          do {
-            const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}:*`, 'COUNT', 1000);
-            cursor = next;
-            if (keys.length) await redis.del(...keys);
-          } while (cursor !== '0');
-        } finally {
-          redis.disconnect();
-        }
-      }],
+      [
+        'redis keys',
+        async () => {
+          if (!redisPrefix) return;
+          const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+          redis.on('error', () => {});
+          try {
+            let cursor = '0';
+            do {
+              const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}:*`, 'COUNT', 1000);
+              cursor = next;
+              if (keys.length) await redis.del(...keys);
+            } while (cursor !== '0');
+          } finally {
+            redis.disconnect();
+          }
+        },
+      ],
     ];
     for (const [name, step] of steps) {
       try {
-        await Promise.race([step(), sleep(15_000).then(() => { throw new Error('did not close within 15 s'); })]);
+        await Promise.race([
+          step(),
+          sleep(15_000).then(() => {
+            throw new Error('did not close within 15 s');
+          }),
+        ]);
       } catch (error) {
         console.error(`cleanup: ${name}: ${(error as Error).message}`);
       }
@@ -187,7 +205,11 @@ const hardStop = setTimeout(() => {
 
 // ---------------------------------------------------------------------------------------------- token helpers
 
-interface TokenAnswer { status: number; headers: Headers | undefined; body: any }
+interface TokenAnswer {
+  status: number;
+  headers: Headers | undefined;
+  body: any;
+}
 
 async function postToken(params: Record<string, string>): Promise<TokenAnswer> {
   const response = await fetch(`${idp!.url}/application/o/token/`, {
@@ -199,7 +221,9 @@ async function postToken(params: Record<string, string>): Promise<TokenAnswer> {
   let body: unknown = text;
   try {
     body = JSON.parse(text);
-  } catch { /* reported by the shape check */ }
+  } catch {
+    /* reported by the shape check */
+  }
   return { status: response.status, headers: response.headers, body };
 }
 
@@ -210,7 +234,8 @@ function tokenResponseProblems(answer: TokenAnswer, previousRefreshToken?: strin
   if (answer.status !== 200) return [`status ${answer.status}: ${JSON.stringify(body).slice(0, 200)}`];
   if (typeof body !== 'object' || body === null) return ['body is not JSON'];
   if (answer.headers) {
-    if (!/application\/json/.test(answer.headers.get('content-type') ?? '')) problems.push(`content-type ${answer.headers.get('content-type')}`);
+    if (!/application\/json/.test(answer.headers.get('content-type') ?? ''))
+      problems.push(`content-type ${answer.headers.get('content-type')}`);
     if (!/no-store/.test(answer.headers.get('cache-control') ?? '')) problems.push(`cache-control ${answer.headers.get('cache-control')}`);
   }
   if (typeof body.access_token !== 'string' || !body.access_token) problems.push('no access_token');
@@ -231,10 +256,22 @@ interface Figures {
   signIns?: { count: number; ok: number; seconds: number; perSecond: number; p50: number; p95: number };
   tokens?: { count: number; ok: number; seconds: number; perSecond: number; p50: number; p95: number; p99: number };
   events?: {
-    count: number; produceSeconds: number; producePerSecond: number; endToEndSeconds: number; perSecond: number;
-    relaySeconds: number; relayPerSecond: number; maxPending: number;
-    deliveries: number; attemptsTotal: number; delivered: number; failed: number;
-    flakyAttempts: Record<number, number>; healthyAttempts: Record<number, number>; failureAnswers: number; okAnswers: number;
+    count: number;
+    produceSeconds: number;
+    producePerSecond: number;
+    endToEndSeconds: number;
+    perSecond: number;
+    relaySeconds: number;
+    relayPerSecond: number;
+    maxPending: number;
+    deliveries: number;
+    attemptsTotal: number;
+    delivered: number;
+    failed: number;
+    flakyAttempts: Record<number, number>;
+    healthyAttempts: Record<number, number>;
+    failureAnswers: number;
+    okAnswers: number;
   };
 }
 const figures: Figures = {};
@@ -249,7 +286,9 @@ async function main() {
   const redisVersion = /redis_version:(\S+)/.exec(await redisInfo.info('server'))?.[1] ?? 'unknown';
   redisInfo.disconnect();
   const machine = describeMachine(postgresVersion, redisVersion);
-  log(`machine: ${machine.cpus} CPUs (${machine.model}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}; seed ${SEED}`);
+  log(
+    `machine: ${machine.cpus} CPUs (${machine.model}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}; seed ${SEED}`,
+  );
 
   // Receivers: two healthy, two failing half the time (seeded), each recording the answer it gave per event id.
   const random = prng(SEED);
@@ -276,19 +315,26 @@ async function main() {
 
   const { applications: _, ...delivery } = webhookSettings([]);
   redisPrefix = delivery.redis.prefix;
-  idp = await startOidcServer('postgres', 'http://127.0.0.1:1/callback', [
-    { slug: 'web' },
-    ...names.map((name, i) => ({ slug: `hook-${name}`, webhook: { url: `${receivers[i]!.url}/hook`, secret: WEBHOOK_SECRET } })),
-  ], {
-    overrides: { ...delivery, worker: { ...delivery.worker, concurrency: WORKER_CONCURRENCY } },
-    workers: true,
-    redisServices: true,
-    logger,
-  });
+  idp = await startOidcServer(
+    'postgres',
+    'http://127.0.0.1:1/callback',
+    [
+      { slug: 'web' },
+      ...names.map((name, i) => ({ slug: `hook-${name}`, webhook: { url: `${receivers[i]!.url}/hook`, secret: WEBHOOK_SECRET } })),
+    ],
+    {
+      overrides: { ...delivery, worker: { ...delivery.worker, concurrency: WORKER_CONCURRENCY } },
+      workers: true,
+      redisServices: true,
+      logger,
+    },
+  );
   const db = idp.db.database.db;
   const app = idp.apps.web!;
-  log(`service on ${idp.url} (PostgreSQL database ${new URL(idp.db.url!).pathname.slice(1)}, Redis prefix ${redisPrefix}), bcrypt cost ${idp.settings.passwords.bcrypt_cost}, worker concurrency ${idp.settings.worker.concurrency}`);
-  const discovery = await (await fetch(`${app.issuer}.well-known/openid-configuration`)).json() as { jwks_uri: string; issuer: string };
+  log(
+    `service on ${idp.url} (PostgreSQL database ${new URL(idp.db.url!).pathname.slice(1)}, Redis prefix ${redisPrefix}), bcrypt cost ${idp.settings.passwords.bcrypt_cost}, worker concurrency ${idp.settings.worker.concurrency}`,
+  );
+  const discovery = (await (await fetch(`${app.issuer}.well-known/openid-configuration`)).json()) as { jwks_uri: string; issuer: string };
   const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri));
   const verifyIdToken = async (token: string, sub: string, nonce?: string) => {
     const { payload } = await jwtVerify(token, jwks, { issuer: app.issuer, audience: app.client_id, algorithms: ['RS256'] });
@@ -298,44 +344,77 @@ async function main() {
 
   // ------------------------------------------------------------------------------------------ a. sign-ins
   console.log(`\na. ${SIGN_INS} concurrent sign-ins through the pages, each a different user`);
-  const users = (await runBounded(SIGN_INS, 10, (i) => idp!.user({ email: `load-${i}@example.com`, name: `Load User ${i}` }))).map((result) => {
-    if (result.status === 'rejected') throw result.reason;
-    return result.value;
-  });
-  const outboxBefore = Number((await db.selectFrom('outbox').select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
+  const users = (await runBounded(SIGN_INS, 10, (i) => idp!.user({ email: `load-${i}@example.com`, name: `Load User ${i}` }))).map(
+    (result) => {
+      if (result.status === 'rejected') throw result.reason;
+      return result.value;
+    },
+  );
+  const outboxBefore = Number(
+    (
+      await db
+        .selectFrom('outbox')
+        .select(sql<string>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   const signInTimes: number[] = [];
   const signInStart = performance.now();
-  const signIns = await Promise.allSettled(users.map(async (user) => {
-    const began = performance.now();
-    const http = new CookieClient();
-    const signIn = await httpSignIn(http, app, idp!.url, user.email, PASSWORD);
-    const error = signIn.callback.searchParams.get('error');
-    if (error) throw new Error(`callback with error=${error}: ${signIn.callback.searchParams.get('error_description')}`);
-    if (signIn.callback.searchParams.get('state') !== signIn.request.state) throw new Error('callback state does not match');
-    if (!signIn.callback.searchParams.get('code')) throw new Error('callback without code');
-    const tokens = await redeemCode(app, idp!.url, signIn);
-    const problems = tokenResponseProblems({ status: tokens.status, headers: undefined, body: tokens.body });
-    if (problems.length) throw new Error(`code exchange: ${problems.join('; ')}`);
-    await verifyIdToken(tokens.body.id_token, user.uuid, signIn.request.nonce);
-    signInTimes.push(performance.now() - began);
-    return { user, refreshToken: tokens.body.refresh_token as string };
-  }));
+  const signIns = await Promise.allSettled(
+    users.map(async (user) => {
+      const began = performance.now();
+      const http = new CookieClient();
+      const signIn = await httpSignIn(http, app, idp!.url, user.email, PASSWORD);
+      const error = signIn.callback.searchParams.get('error');
+      if (error) throw new Error(`callback with error=${error}: ${signIn.callback.searchParams.get('error_description')}`);
+      if (signIn.callback.searchParams.get('state') !== signIn.request.state) throw new Error('callback state does not match');
+      if (!signIn.callback.searchParams.get('code')) throw new Error('callback without code');
+      const tokens = await redeemCode(app, idp!.url, signIn);
+      const problems = tokenResponseProblems({ status: tokens.status, headers: undefined, body: tokens.body });
+      if (problems.length) throw new Error(`code exchange: ${problems.join('; ')}`);
+      await verifyIdToken(tokens.body.id_token, user.uuid, signIn.request.nonce);
+      signInTimes.push(performance.now() - began);
+      return { user, refreshToken: tokens.body.refresh_token as string };
+    }),
+  );
   const signInSeconds = (performance.now() - signInStart) / 1000;
   const signedIn = signIns.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const signInErrors = signIns.flatMap((result) => (result.status === 'rejected' ? [describeError(result.reason)] : []));
   figures.signIns = {
-    count: SIGN_INS, ok: signedIn.length, seconds: round(signInSeconds, 2), perSecond: round(SIGN_INS / signInSeconds),
-    p50: Math.round(percentile(signInTimes, 50)), p95: Math.round(percentile(signInTimes, 95)),
+    count: SIGN_INS,
+    ok: signedIn.length,
+    seconds: round(signInSeconds, 2),
+    perSecond: round(SIGN_INS / signInSeconds),
+    p50: Math.round(percentile(signInTimes, 50)),
+    p95: Math.round(percentile(signInTimes, 95)),
   };
-  log(`${signedIn.length}/${SIGN_INS} signed in and got tokens in ${signInSeconds.toFixed(2)} s: ${figures.signIns.perSecond} sign-ins/s, p50 ${figures.signIns.p50} ms, p95 ${figures.signIns.p95} ms (each: authorize → e-mail → password → callback → token)`);
-  expectThat('every sign-in reached the callback with a code and exchanged it for valid tokens', signInErrors.length === 0,
-    signInErrors.length ? `${signInErrors.length} failed, e.g. ${sample(signInErrors)}` : `${signedIn.length} of ${SIGN_INS}`);
-  const lastLogins = Number((await db.selectFrom('users').select(sql<string>`count(*)`.as('n')).where('email', 'like', 'load-%').where('last_login', 'is not', null).executeTakeFirstOrThrow()).n);
+  log(
+    `${signedIn.length}/${SIGN_INS} signed in and got tokens in ${signInSeconds.toFixed(2)} s: ${figures.signIns.perSecond} sign-ins/s, p50 ${figures.signIns.p50} ms, p95 ${figures.signIns.p95} ms (each: authorize → e-mail → password → callback → token)`,
+  );
+  expectThat(
+    'every sign-in reached the callback with a code and exchanged it for valid tokens',
+    signInErrors.length === 0,
+    signInErrors.length ? `${signInErrors.length} failed, e.g. ${sample(signInErrors)}` : `${signedIn.length} of ${SIGN_INS}`,
+  );
+  const lastLogins = Number(
+    (
+      await db
+        .selectFrom('users')
+        .select(sql<string>`count(*)`.as('n'))
+        .where('email', 'like', 'load-%')
+        .where('last_login', 'is not', null)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   expectThat('every user who signed in has last_login recorded', lastLogins === signedIn.length, `${lastLogins} of ${signedIn.length}`);
 
   // ------------------------------------------------------------------------------------------ b. token requests
   console.log(`\nb. ${TOKEN_REQUESTS} refresh-token grants, ${TOKEN_CONCURRENCY} at a time, rotating each user's refresh token`);
-  const chains = signedIn.map((entry) => ({ user: entry.user, refreshToken: entry.refreshToken, tail: Promise.resolve() as Promise<unknown> }));
+  const chains = signedIn.map((entry) => ({
+    user: entry.user,
+    refreshToken: entry.refreshToken,
+    tail: Promise.resolve() as Promise<unknown>,
+  }));
   const tokenTimes: number[] = [];
   const tokenErrors: string[] = [];
   let tokenOk = 0;
@@ -348,11 +427,15 @@ async function main() {
         const began = performance.now();
         try {
           const answer = await postToken({
-            grant_type: 'refresh_token', refresh_token: chain.refreshToken, client_id: app.client_id, client_secret: app.client_secret,
+            grant_type: 'refresh_token',
+            refresh_token: chain.refreshToken,
+            client_id: app.client_id,
+            client_secret: app.client_secret,
           });
           tokenTimes.push(performance.now() - began);
           const problems = tokenResponseProblems(answer, chain.refreshToken);
-          if (!problems.length) await verifyIdToken(answer.body.id_token, chain.user.uuid).catch((error: Error) => problems.push(error.message));
+          if (!problems.length)
+            await verifyIdToken(answer.body.id_token, chain.user.uuid).catch((error: Error) => problems.push(error.message));
           if (problems.length) {
             tokenErrors.push(`#${i} ${chain.user.email}: ${problems.join('; ')}`);
             return;
@@ -369,25 +452,57 @@ async function main() {
   }
   const tokenSeconds = (performance.now() - tokenStart) / 1000;
   figures.tokens = {
-    count: TOKEN_REQUESTS, ok: tokenOk, seconds: round(tokenSeconds, 2), perSecond: round(TOKEN_REQUESTS / tokenSeconds),
-    p50: Math.round(percentile(tokenTimes, 50)), p95: Math.round(percentile(tokenTimes, 95)), p99: Math.round(percentile(tokenTimes, 99)),
+    count: TOKEN_REQUESTS,
+    ok: tokenOk,
+    seconds: round(tokenSeconds, 2),
+    perSecond: round(TOKEN_REQUESTS / tokenSeconds),
+    p50: Math.round(percentile(tokenTimes, 50)),
+    p95: Math.round(percentile(tokenTimes, 95)),
+    p99: Math.round(percentile(tokenTimes, 99)),
   };
-  log(`${tokenOk}/${TOKEN_REQUESTS} answered 200 in ${tokenSeconds.toFixed(2)} s: ${figures.tokens.perSecond} token requests/s, p50 ${figures.tokens.p50} ms, p95 ${figures.tokens.p95} ms, p99 ${figures.tokens.p99} ms`);
-  expectThat('every refresh grant answered 200 with a spec token response (rotated refresh token, valid id_token)', tokenOk === TOKEN_REQUESTS && tokenErrors.length === 0,
-    tokenErrors.length ? `${tokenErrors.length} errors, e.g. ${sample(tokenErrors)}` : `${tokenOk} of ${TOKEN_REQUESTS}`);
-  const outboxAfterSignIns = Number((await db.selectFrom('outbox').select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
-  expectThat('sign-ins and token requests wrote no webhook events', outboxAfterSignIns === outboxBefore, `${outboxAfterSignIns - outboxBefore} outbox rows`);
+  log(
+    `${tokenOk}/${TOKEN_REQUESTS} answered 200 in ${tokenSeconds.toFixed(2)} s: ${figures.tokens.perSecond} token requests/s, p50 ${figures.tokens.p50} ms, p95 ${figures.tokens.p95} ms, p99 ${figures.tokens.p99} ms`,
+  );
+  expectThat(
+    'every refresh grant answered 200 with a spec token response (rotated refresh token, valid id_token)',
+    tokenOk === TOKEN_REQUESTS && tokenErrors.length === 0,
+    tokenErrors.length ? `${tokenErrors.length} errors, e.g. ${sample(tokenErrors)}` : `${tokenOk} of ${TOKEN_REQUESTS}`,
+  );
+  const outboxAfterSignIns = Number(
+    (
+      await db
+        .selectFrom('outbox')
+        .select(sql<string>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+  expectThat(
+    'sign-ins and token requests wrote no webhook events',
+    outboxAfterSignIns === outboxBefore,
+    `${outboxAfterSignIns - outboxBefore} outbox rows`,
+  );
 
   // ------------------------------------------------------------------------------------------ c. webhook events
-  console.log(`\nc. ${EVENTS} webhook events to 4 receivers (2 healthy, 2 answering 500 at random ${FAILURE_RATE * 100}% of the time), ${MAX_ATTEMPTS} attempts at most`);
+  console.log(
+    `\nc. ${EVENTS} webhook events to 4 receivers (2 healthy, 2 answering 500 at random ${FAILURE_RATE * 100}% of the time), ${MAX_ATTEMPTS} attempts at most`,
+  );
   const eventUsers = users.map((user) => user.pk);
   const eventStart = performance.now();
   const updates = await runBounded(EVENTS, EVENT_CONCURRENCY, (i) =>
-    updateUser(idp!.store, eventUsers[i % eventUsers.length]!, { name: `Load User ${i % eventUsers.length} v${Math.floor(i / eventUsers.length) + 1}` }));
+    updateUser(idp!.store, eventUsers[i % eventUsers.length]!, {
+      name: `Load User ${i % eventUsers.length} v${Math.floor(i / eventUsers.length) + 1}`,
+    }),
+  );
   const produceSeconds = (performance.now() - eventStart) / 1000;
   const updateErrors = updates.flatMap((result) => (result.status === 'rejected' ? [describeError(result.reason)] : []));
-  log(`${EVENTS - updateErrors.length} updates committed in ${produceSeconds.toFixed(2)} s (${round(EVENTS / produceSeconds)} events/s into the outbox)`);
-  expectThat('every updateUser committed', updateErrors.length === 0, updateErrors.length ? `${updateErrors.length} failed, e.g. ${sample(updateErrors)}` : '');
+  log(
+    `${EVENTS - updateErrors.length} updates committed in ${produceSeconds.toFixed(2)} s (${round(EVENTS / produceSeconds)} events/s into the outbox)`,
+  );
+  expectThat(
+    'every updateUser committed',
+    updateErrors.length === 0,
+    updateErrors.length ? `${updateErrors.length} failed, e.g. ${sample(updateErrors)}` : '',
+  );
 
   const settleDeadline = Date.now() + SETTLE_MS;
   let lastReport = 0;
@@ -396,8 +511,18 @@ async function main() {
   let maxPending = 0;
   const count = async (query: Promise<{ n: string }>) => Number((await query).n);
   while (Date.now() < settleDeadline) {
-    const undispatched = await count(db.selectFrom('outbox').select(sql<string>`count(*)`.as('n')).where('dispatched_at', 'is', null).executeTakeFirstOrThrow());
-    const statuses = await db.selectFrom('deliveries').select(['status', sql<string>`count(*)`.as('n')]).groupBy('status').execute();
+    const undispatched = await count(
+      db
+        .selectFrom('outbox')
+        .select(sql<string>`count(*)`.as('n'))
+        .where('dispatched_at', 'is', null)
+        .executeTakeFirstOrThrow(),
+    );
+    const statuses = await db
+      .selectFrom('deliveries')
+      .select(['status', sql<string>`count(*)`.as('n')])
+      .groupBy('status')
+      .execute();
     const byStatus = Object.fromEntries(statuses.map((row) => [row.status, Number(row.n)]));
     if (undispatched === 0) drainedSeconds ??= (performance.now() - eventStart) / 1000;
     maxPending = Math.max(maxPending, byStatus.pending ?? 0);
@@ -412,7 +537,11 @@ async function main() {
     await sleep(250);
   }
   const endToEndSeconds = (performance.now() - eventStart) / 1000;
-  expectThat(`every event dispatched and every delivery settled within ${SETTLE_MS / 1000} s`, settled, settled ? `${endToEndSeconds.toFixed(1)} s end to end` : 'deadline passed (see the counts above)');
+  expectThat(
+    `every event dispatched and every delivery settled within ${SETTLE_MS / 1000} s`,
+    settled,
+    settled ? `${endToEndSeconds.toFixed(1)} s end to end` : 'deadline passed (see the counts above)',
+  );
   // A delivery that is settled must not be attempted again: watch the receivers for a moment.
   const requestsAtSettle = receivers.reduce((sum, receiver) => sum + receiver.received.length, 0);
   await sleep(1500);
@@ -420,14 +549,29 @@ async function main() {
 
   // Verification from the tables.
   const outbox = await db.selectFrom('outbox').select(['id', 'type', 'dispatched_at']).execute();
-  const deliveries = await db.selectFrom('deliveries').select(['id', 'event_id', 'app', 'kind', 'status', 'attempts', 'last_status_code']).execute();
-  const attemptRows = await db.selectFrom('delivery_attempts').select(['delivery_id', sql<string>`count(*)`.as('n'), sql<number>`max(attempt)`.as('last')]).groupBy('delivery_id').execute();
+  const deliveries = await db
+    .selectFrom('deliveries')
+    .select(['id', 'event_id', 'app', 'kind', 'status', 'attempts', 'last_status_code'])
+    .execute();
+  const attemptRows = await db
+    .selectFrom('delivery_attempts')
+    .select(['delivery_id', sql<string>`count(*)`.as('n'), sql<number>`max(attempt)`.as('last')])
+    .groupBy('delivery_id')
+    .execute();
   const attemptLog = new Map(attemptRows.map((row) => [row.delivery_id, { n: Number(row.n), last: Number(row.last) }]));
 
   const events = outbox.filter((row) => row.type === 'user_updated');
-  expectThat(`the outbox holds exactly the ${EVENTS} user_updated events`, outbox.length === outboxBefore + EVENTS && events.length === EVENTS, `${outbox.length} rows, ${events.length} user_updated`);
+  expectThat(
+    `the outbox holds exactly the ${EVENTS} user_updated events`,
+    outbox.length === outboxBefore + EVENTS && events.length === EVENTS,
+    `${outbox.length} rows, ${events.length} user_updated`,
+  );
   const undispatched = outbox.filter((row) => row.dispatched_at === null);
-  expectThat('every outbox row was dispatched', undispatched.length === 0, undispatched.length ? `${undispatched.length} not dispatched, e.g. ${sample(undispatched.map((row) => row.id))}` : '');
+  expectThat(
+    'every outbox row was dispatched',
+    undispatched.length === 0,
+    undispatched.length ? `${undispatched.length} not dispatched, e.g. ${sample(undispatched.map((row) => row.id))}` : '',
+  );
 
   const hookApps = names.map((name) => `hook-${name}`);
   const perEvent = new Map<string, Map<string, number>>();
@@ -440,33 +584,64 @@ async function main() {
     const apps = perEvent.get(event.id);
     return !apps || apps.size !== hookApps.length || hookApps.some((slug) => apps.get(`webhook:${slug}`) !== 1);
   });
-  expectThat('each event has exactly one webhook delivery row per recipient application (4), and no other', wrongRecipients.length === 0 && deliveries.length === EVENTS * hookApps.length,
-    `${deliveries.length} delivery rows for ${events.length} events${wrongRecipients.length ? `; ${wrongRecipients.length} events wrong, e.g. ${sample(wrongRecipients.map((event) => [event.id, [...(perEvent.get(event.id) ?? [])]]))}` : ''}`);
+  expectThat(
+    'each event has exactly one webhook delivery row per recipient application (4), and no other',
+    wrongRecipients.length === 0 && deliveries.length === EVENTS * hookApps.length,
+    `${deliveries.length} delivery rows for ${events.length} events${wrongRecipients.length ? `; ${wrongRecipients.length} events wrong, e.g. ${sample(wrongRecipients.map((event) => [event.id, [...(perEvent.get(event.id) ?? [])]]))}` : ''}`,
+  );
   const pending = deliveries.filter((row) => row.status === 'pending');
-  expectThat('no delivery is still pending', pending.length === 0, pending.length ? `${pending.length} pending, e.g. ${sample(pending)}` : '');
+  expectThat(
+    'no delivery is still pending',
+    pending.length === 0,
+    pending.length ? `${pending.length} pending, e.g. ${sample(pending)}` : '',
+  );
 
   const tooMany = deliveries.filter((row) => row.attempts > MAX_ATTEMPTS);
-  expectThat(`no delivery made more than ${MAX_ATTEMPTS} attempts`, tooMany.length === 0, tooMany.length ? `${tooMany.length}, e.g. ${sample(tooMany)}` : '');
+  expectThat(
+    `no delivery made more than ${MAX_ATTEMPTS} attempts`,
+    tooMany.length === 0,
+    tooMany.length ? `${tooMany.length}, e.g. ${sample(tooMany)}` : '',
+  );
   const failed = deliveries.filter((row) => row.status === 'failed');
-  const failedWrong = failed.filter((row) => row.attempts !== MAX_ATTEMPTS || row.last_status_code !== 500 || !row.app.startsWith('hook-flaky'));
-  expectThat(`every failed delivery is a flaky receiver's, made exactly ${MAX_ATTEMPTS} attempts, last answer 500`, failedWrong.length === 0,
-    `${failed.length} failed${failedWrong.length ? `; ${failedWrong.length} wrong, e.g. ${sample(failedWrong)}` : ''}`);
+  const failedWrong = failed.filter(
+    (row) => row.attempts !== MAX_ATTEMPTS || row.last_status_code !== 500 || !row.app.startsWith('hook-flaky'),
+  );
+  expectThat(
+    `every failed delivery is a flaky receiver's, made exactly ${MAX_ATTEMPTS} attempts, last answer 500`,
+    failedWrong.length === 0,
+    `${failed.length} failed${failedWrong.length ? `; ${failedWrong.length} wrong, e.g. ${sample(failedWrong)}` : ''}`,
+  );
   const logMismatch = deliveries.filter((row) => {
     const entry = attemptLog.get(row.id);
     return (entry?.n ?? 0) !== row.attempts || (row.attempts > 0 && entry?.last !== row.attempts);
   });
-  expectThat('the attempt log has one row per counted attempt, numbered 1…n', logMismatch.length === 0,
-    logMismatch.length ? `${logMismatch.length} deliveries differ, e.g. ${sample(logMismatch.map((row) => ({ ...row, log: attemptLog.get(row.id) })))}` : '');
+  expectThat(
+    'the attempt log has one row per counted attempt, numbered 1…n',
+    logMismatch.length === 0,
+    logMismatch.length
+      ? `${logMismatch.length} deliveries differ, e.g. ${sample(logMismatch.map((row) => ({ ...row, log: attemptLog.get(row.id) })))}`
+      : '',
+  );
 
   // Receiver side.
   const eventIds = new Set(events.map((event) => event.id));
   for (const [i, name] of names.entries()) {
     if (!name.startsWith('healthy')) continue;
     const missing = [...eventIds].filter((id) => !answers[i]!.has(id));
-    expectThat(`${name} received every event`, missing.length === 0, missing.length ? `${missing.length} missing, e.g. ${sample(missing)}` : `${answers[i]!.size} distinct event ids`);
+    expectThat(
+      `${name} received every event`,
+      missing.length === 0,
+      missing.length ? `${missing.length} missing, e.g. ${sample(missing)}` : `${answers[i]!.size} distinct event ids`,
+    );
   }
-  const healthyNotOnce = deliveries.filter((row) => row.app.startsWith('hook-healthy') && (row.status !== 'delivered' || row.attempts !== 1));
-  expectThat('every delivery to a healthy receiver was delivered at the first attempt', healthyNotOnce.length === 0, healthyNotOnce.length ? `${healthyNotOnce.length}, e.g. ${sample(healthyNotOnce)}` : '');
+  const healthyNotOnce = deliveries.filter(
+    (row) => row.app.startsWith('hook-healthy') && (row.status !== 'delivered' || row.attempts !== 1),
+  );
+  expectThat(
+    'every delivery to a healthy receiver was delivered at the first attempt',
+    healthyNotOnce.length === 0,
+    healthyNotOnce.length ? `${healthyNotOnce.length}, e.g. ${sample(healthyNotOnce)}` : '',
+  );
   const deliveredWithout2xx: unknown[] = [];
   const twoXxButFailed: unknown[] = [];
   const countMismatch: unknown[] = [];
@@ -481,21 +656,51 @@ async function main() {
     if (seen.length !== row.attempts) countMismatch.push({ ...row, seen });
     if (seen.length > MAX_ATTEMPTS) receiverTooMany.push({ ...row, seen });
   }
-  expectThat("each delivered delivery's event arrived at its receiver and was answered 2xx", deliveredWithout2xx.length === 0, deliveredWithout2xx.length ? `${deliveredWithout2xx.length}, e.g. ${sample(deliveredWithout2xx)}` : '');
-  expectThat('no receiver answered 2xx to a delivery recorded as not delivered', twoXxButFailed.length === 0, twoXxButFailed.length ? `${twoXxButFailed.length}, e.g. ${sample(twoXxButFailed)}` : '');
-  expectThat(`no receiver got one event more than ${MAX_ATTEMPTS} times`, receiverTooMany.length === 0, receiverTooMany.length ? `${receiverTooMany.length}, e.g. ${sample(receiverTooMany)}` : '');
-  expectThat('the requests each receiver got per event equal the attempts recorded', countMismatch.length === 0, countMismatch.length ? `${countMismatch.length}, e.g. ${sample(countMismatch)}` : '');
-  const strangers = answers.flatMap((answered, i) => [...answered.keys()].filter((id) => !eventIds.has(id)).map((id) => `${names[i]} ${id}`));
+  expectThat(
+    "each delivered delivery's event arrived at its receiver and was answered 2xx",
+    deliveredWithout2xx.length === 0,
+    deliveredWithout2xx.length ? `${deliveredWithout2xx.length}, e.g. ${sample(deliveredWithout2xx)}` : '',
+  );
+  expectThat(
+    'no receiver answered 2xx to a delivery recorded as not delivered',
+    twoXxButFailed.length === 0,
+    twoXxButFailed.length ? `${twoXxButFailed.length}, e.g. ${sample(twoXxButFailed)}` : '',
+  );
+  expectThat(
+    `no receiver got one event more than ${MAX_ATTEMPTS} times`,
+    receiverTooMany.length === 0,
+    receiverTooMany.length ? `${receiverTooMany.length}, e.g. ${sample(receiverTooMany)}` : '',
+  );
+  expectThat(
+    'the requests each receiver got per event equal the attempts recorded',
+    countMismatch.length === 0,
+    countMismatch.length ? `${countMismatch.length}, e.g. ${sample(countMismatch)}` : '',
+  );
+  const strangers = answers.flatMap((answered, i) =>
+    [...answered.keys()].filter((id) => !eventIds.has(id)).map((id) => `${names[i]} ${id}`),
+  );
   expectThat('receivers got no request for an unknown event id', strangers.length === 0, strangers.length ? sample(strangers) : '');
   expectThat('every request carried a valid signature', badSignatures.length === 0, badSignatures.length ? sample(badSignatures) : '');
   expectThat('no request arrived after every delivery had settled', lateRequests === 0, `${lateRequests} late requests`);
 
   // The service's own log.
-  const failureAnswers = answers.reduce((sum, answered) => sum + [...answered.values()].flat().filter((status) => status === 500).length, 0);
+  const failureAnswers = answers.reduce(
+    (sum, answered) => sum + [...answered.values()].flat().filter((status) => status === 500).length,
+    0,
+  );
   const okAnswers = answers.reduce((sum, answered) => sum + [...answered.values()].flat().filter((status) => status === 200).length, 0);
-  expectThat('the service logged no error, no 5xx answer and no warning other than the receivers\' 500s', serviceLog.unexpectedCount === 0,
-    serviceLog.unexpectedCount ? `${serviceLog.unexpectedCount} lines, e.g.\n      ${serviceLog.unexpected.join('\n      ')}` : `${serviceLog.lines} lines read`);
-  expectThat('each receiver 500 was logged as one failed attempt', serviceLog.receiver500Warnings === failureAnswers, `${serviceLog.receiver500Warnings} warnings, ${failureAnswers} answers 500`);
+  expectThat(
+    "the service logged no error, no 5xx answer and no warning other than the receivers' 500s",
+    serviceLog.unexpectedCount === 0,
+    serviceLog.unexpectedCount
+      ? `${serviceLog.unexpectedCount} lines, e.g.\n      ${serviceLog.unexpected.join('\n      ')}`
+      : `${serviceLog.lines} lines read`,
+  );
+  expectThat(
+    'each receiver 500 was logged as one failed attempt',
+    serviceLog.receiver500Warnings === failureAnswers,
+    `${serviceLog.receiver500Warnings} warnings, ${failureAnswers} answers 500`,
+  );
 
   const distribution = (rows: typeof deliveries) => {
     const out: Record<number, number> = {};
@@ -503,18 +708,35 @@ async function main() {
     return out;
   };
   figures.events = {
-    count: EVENTS, produceSeconds: round(produceSeconds, 2), producePerSecond: round(EVENTS / produceSeconds), endToEndSeconds: round(endToEndSeconds, 1),
-    perSecond: round(EVENTS / endToEndSeconds), relaySeconds: round(drainedSeconds ?? endToEndSeconds, 1),
-    relayPerSecond: round(EVENTS / (drainedSeconds ?? endToEndSeconds)), maxPending, deliveries: deliveries.length, attemptsTotal: deliveries.reduce((sum, row) => sum + row.attempts, 0),
-    delivered: deliveries.filter((row) => row.status === 'delivered').length, failed: failed.length,
+    count: EVENTS,
+    produceSeconds: round(produceSeconds, 2),
+    producePerSecond: round(EVENTS / produceSeconds),
+    endToEndSeconds: round(endToEndSeconds, 1),
+    perSecond: round(EVENTS / endToEndSeconds),
+    relaySeconds: round(drainedSeconds ?? endToEndSeconds, 1),
+    relayPerSecond: round(EVENTS / (drainedSeconds ?? endToEndSeconds)),
+    maxPending,
+    deliveries: deliveries.length,
+    attemptsTotal: deliveries.reduce((sum, row) => sum + row.attempts, 0),
+    delivered: deliveries.filter((row) => row.status === 'delivered').length,
+    failed: failed.length,
     flakyAttempts: distribution(deliveries.filter((row) => row.app.startsWith('hook-flaky'))),
     healthyAttempts: distribution(deliveries.filter((row) => row.app.startsWith('hook-healthy'))),
-    failureAnswers, okAnswers,
+    failureAnswers,
+    okAnswers,
   };
-  log(`events: ${EVENTS} in ${figures.events.endToEndSeconds} s end to end (${figures.events.perSecond} events/s; ${round(deliveries.length / endToEndSeconds)} deliveries/s, ${round(figures.events.attemptsTotal / endToEndSeconds)} attempts/s)`);
-  log(`outbox drained by the relay after ${figures.events.relaySeconds} s (${figures.events.relayPerSecond} events/s); at most ${maxPending} deliveries pending at once`);
-  log(`deliveries ${deliveries.length}: ${figures.events.delivered} delivered, ${failed.length} failed after ${MAX_ATTEMPTS} attempts; attempts ${figures.events.attemptsTotal} (${okAnswers} answered 200, ${failureAnswers} answered 500)`);
-  log(`attempts per delivery — flaky receivers ${JSON.stringify(figures.events.flakyAttempts)}, healthy receivers ${JSON.stringify(figures.events.healthyAttempts)}`);
+  log(
+    `events: ${EVENTS} in ${figures.events.endToEndSeconds} s end to end (${figures.events.perSecond} events/s; ${round(deliveries.length / endToEndSeconds)} deliveries/s, ${round(figures.events.attemptsTotal / endToEndSeconds)} attempts/s)`,
+  );
+  log(
+    `outbox drained by the relay after ${figures.events.relaySeconds} s (${figures.events.relayPerSecond} events/s); at most ${maxPending} deliveries pending at once`,
+  );
+  log(
+    `deliveries ${deliveries.length}: ${figures.events.delivered} delivered, ${failed.length} failed after ${MAX_ATTEMPTS} attempts; attempts ${figures.events.attemptsTotal} (${okAnswers} answered 200, ${failureAnswers} answered 500)`,
+  );
+  log(
+    `attempts per delivery — flaky receivers ${JSON.stringify(figures.events.flakyAttempts)}, healthy receivers ${JSON.stringify(figures.events.healthyAttempts)}`,
+  );
 
   return machine;
 }
@@ -541,15 +763,29 @@ function report(machine: ReturnType<typeof describeMachine>, failures: Outcome[]
     '| scenario | volume | result | throughput | latency |',
     '|---|---|---|---|---|',
   ];
-  if (s) lines.push(`| a. sign-ins (authorize → e-mail page → password page → callback → code exchange) | ${s.count} concurrent, one user each | ${s.ok}/${s.count} got tokens | ${s.perSecond} sign-ins/s (${s.seconds} s) | whole sign-in p50 ${s.p50} ms, p95 ${s.p95} ms |`);
-  if (t) lines.push(`| b. refresh-token grants, rotated per user | ${t.count}, ${TOKEN_CONCURRENCY} concurrent | ${t.ok}/${t.count} answered 200 | ${t.perSecond} token requests/s (${t.seconds} s) | p50 ${t.p50} ms, p95 ${t.p95} ms, p99 ${t.p99} ms |`);
+  if (s)
+    lines.push(
+      `| a. sign-ins (authorize → e-mail page → password page → callback → code exchange) | ${s.count} concurrent, one user each | ${s.ok}/${s.count} got tokens | ${s.perSecond} sign-ins/s (${s.seconds} s) | whole sign-in p50 ${s.p50} ms, p95 ${s.p95} ms |`,
+    );
+  if (t)
+    lines.push(
+      `| b. refresh-token grants, rotated per user | ${t.count}, ${TOKEN_CONCURRENCY} concurrent | ${t.ok}/${t.count} answered 200 | ${t.perSecond} token requests/s (${t.seconds} s) | p50 ${t.p50} ms, p95 ${t.p95} ms, p99 ${t.p99} ms |`,
+    );
   if (e) {
-    lines.push(`| c. user_updated webhooks, 4 receivers (2 answer 500 at random 50%) | ${e.count} events, ${e.deliveries} deliveries | ${e.delivered} delivered, ${e.failed} failed after 4 attempts, 0 lost | ${e.perSecond} events/s end to end (${e.endToEndSeconds} s); ${e.producePerSecond} events/s into the outbox | — |`);
+    lines.push(
+      `| c. user_updated webhooks, 4 receivers (2 answer 500 at random 50%) | ${e.count} events, ${e.deliveries} deliveries | ${e.delivered} delivered, ${e.failed} failed after 4 attempts, 0 lost | ${e.perSecond} events/s end to end (${e.endToEndSeconds} s); ${e.producePerSecond} events/s into the outbox | — |`,
+    );
     lines.push('');
-    lines.push(`The outbox relay moved the ${e.count} events to the queue in ${e.relaySeconds} s (${e.relayPerSecond} events/s, one delivery row and`);
-    lines.push(`job per recipient); at most ${e.maxPending} deliveries were pending at any sampled moment${e.maxPending < 1000 && e.relaySeconds >= 0.8 * e.endToEndSeconds ? ': the workers kept up, the relay set the end-to-end rate' : ''}.`);
+    lines.push(
+      `The outbox relay moved the ${e.count} events to the queue in ${e.relaySeconds} s (${e.relayPerSecond} events/s, one delivery row and`,
+    );
+    lines.push(
+      `job per recipient); at most ${e.maxPending} deliveries were pending at any sampled moment${e.maxPending < 1000 && e.relaySeconds >= 0.8 * e.endToEndSeconds ? ': the workers kept up, the relay set the end-to-end rate' : ''}.`,
+    );
     lines.push('');
-    lines.push(`Webhook attempts: ${e.attemptsTotal} (${e.okAnswers} answered 200, ${e.failureAnswers} answered 500). Attempts per delivery:`);
+    lines.push(
+      `Webhook attempts: ${e.attemptsTotal} (${e.okAnswers} answered 200, ${e.failureAnswers} answered 500). Attempts per delivery:`,
+    );
     lines.push('');
     lines.push('| receivers | 1 | 2 | 3 | 4 |');
     lines.push('|---|---|---|---|---|');
@@ -557,9 +793,11 @@ function report(machine: ReturnType<typeof describeMachine>, failures: Outcome[]
     lines.push(`| failing 50% (2) | ${[1, 2, 3, 4].map((n) => e.flakyAttempts[n] ?? 0).join(' | ')} |`);
   }
   lines.push('');
-  lines.push(failures.length || crash
-    ? `Outcome: FAILED — ${crash ?? failures.map((failure) => failure.name).join('; ')}.`
-    : `Outcome: every expectation held (${outcomes.length} checks: no sign-in or token error, every event delivered to the healthy receivers, none lost, every delivery ≤ 4 attempts, no 5xx or unexpected warning logged).`);
+  lines.push(
+    failures.length || crash
+      ? `Outcome: FAILED — ${crash ?? failures.map((failure) => failure.name).join('; ')}.`
+      : `Outcome: every expectation held (${outcomes.length} checks: no sign-in or token error, every event delivered to the healthy receivers, none lost, every delivery ≤ 4 attempts, no 5xx or unexpected warning logged).`,
+  );
   return lines.join('\n');
 }
 
@@ -578,7 +816,9 @@ stopping = true;
 await cleanup();
 const failures = outcomes.filter((outcome) => !outcome.ok);
 if (crash || failures.length) exitCode = 1;
-console.log(`\n${outcomes.length - failures.length}/${outcomes.length} expectations held${crash ? '; the run crashed' : ''} (${elapsed()}).`);
+console.log(
+  `\n${outcomes.length - failures.length}/${outcomes.length} expectations held${crash ? '; the run crashed' : ''} (${elapsed()}).`,
+);
 for (const failure of failures) console.log(`  FAIL ${failure.name}${failure.detail ? ` — ${failure.detail}` : ''}`);
 if (machine && process.env.LOAD_WRITE_DOCS !== '0') {
   const file = writeLoadSection(ROOT, report(machine, failures, crash?.split('\n')[0]));

@@ -21,7 +21,11 @@ describe.each(engines)('backchannel jobs (%s)', (engine) => {
     backchannel = await startReceiver();
     webhook = await startReceiver();
     idp = await startLogoutServer(engine, 'http://127.0.0.1/cb', [
-      { slug: 'wiki', backchannel_logout_uri: `${backchannel.url}/bc`, webhook: { url: webhook.url, secret: 'whsec-test-0123456789abcdef' } },
+      {
+        slug: 'wiki',
+        backchannel_logout_uri: `${backchannel.url}/bc`,
+        webhook: { url: webhook.url, secret: 'whsec-test-0123456789abcdef' },
+      },
       { slug: 'plain' },
     ]);
   });
@@ -42,9 +46,20 @@ describe.each(engines)('backchannel jobs (%s)', (engine) => {
   test('one event → a delivery per app with a URI, revoked grant rows, no webhook', async () => {
     const sub = '6f9b7a52-0000-4000-8000-000000000001';
     await idp.store.oidcPayloads.upsert({
-      model: 'AccessToken', id: 'at-1', payload: { grantId: 'g-1' }, grant_id: 'g-1', user_code: null, uid: null, account_id: sub, client_id: 'client-wiki', expires_at: null,
+      model: 'AccessToken',
+      id: 'at-1',
+      payload: { grantId: 'g-1' },
+      grant_id: 'g-1',
+      user_code: null,
+      uid: null,
+      account_id: sub,
+      client_id: 'client-wiki',
+      expires_at: null,
     });
-    await recordEndedSession(idp.store, { sub, authorizations: [{ client_id: 'client-wiki', grant_id: 'g-1', sid: 's-1' }, { client_id: 'client-plain' }] });
+    await recordEndedSession(idp.store, {
+      sub,
+      authorizations: [{ client_id: 'client-wiki', grant_id: 'g-1', sid: 's-1' }, { client_id: 'client-plain' }],
+    });
     expect(await idp.store.oidcPayloads.find('AccessToken', 'at-1', new Date())).toBeUndefined();
 
     const [hit] = await backchannel.waitFor(1);
@@ -60,7 +75,11 @@ describe.each(engines)('backchannel jobs (%s)', (engine) => {
     const app = idp.apps.wiki!;
     const jwks = jose.createRemoteJWKSet(new URL(`${app.issuer}jwks/`));
     const tokens = [await sign(app.client_id, 'user-1'), await sign(app.client_id, 'user-1')];
-    const payloads = await Promise.all(tokens.map(async (token) => (await jose.jwtVerify(token, jwks, { issuer: app.issuer, audience: app.client_id, typ: 'logout+jwt' })).payload));
+    const payloads = await Promise.all(
+      tokens.map(
+        async (token) => (await jose.jwtVerify(token, jwks, { issuer: app.issuer, audience: app.client_id, typ: 'logout+jwt' })).payload,
+      ),
+    );
     expect(payloads[0]).toMatchObject({ sub: 'user-1', events: { [LOGOUT_EVENT]: {} } });
     expect(payloads[0]!.jti).not.toBe(payloads[1]!.jti);
     await expect(sign('client-unknown', 'user-1')).rejects.toThrow('no application');

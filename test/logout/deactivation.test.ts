@@ -22,7 +22,12 @@ describe.each(engines)('deactivation fan-out (%s)', (engine) => {
   let idp: LogoutTestServer;
 
   beforeAll(async () => {
-    [wikiBackchannel, crmBackchannel, opsBackchannel, webhook] = await Promise.all([startReceiver(), startReceiver(), startReceiver(), startReceiver()]);
+    [wikiBackchannel, crmBackchannel, opsBackchannel, webhook] = await Promise.all([
+      startReceiver(),
+      startReceiver(),
+      startReceiver(),
+      startReceiver(),
+    ]);
     idp = await startLogoutServer(engine, web.rp.url, [
       { slug: 'wiki', backchannel_logout_uri: `${wikiBackchannel.url}/bc`, webhook: { url: webhook.url, secret: SECRET } },
       { slug: 'crm', backchannel_logout_uri: `${crmBackchannel.url}/bc` },
@@ -43,7 +48,12 @@ describe.each(engines)('deactivation fan-out (%s)', (engine) => {
 
   const refresh = (slug: string, refreshToken: string) => {
     const app = idp.apps[slug]!;
-    return postToken(idp.url, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: app.client_id, client_secret: app.client_secret });
+    return postToken(idp.url, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
   };
   const userinfo = (accessToken: string) =>
     fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${accessToken}` } });
@@ -60,7 +70,10 @@ describe.each(engines)('deactivation fan-out (%s)', (engine) => {
     // Revocation is real, not only the is_active check: no session, grant or token row is left.
     const left = await idp.db.database.db.selectFrom('oidc_payloads').select('model').where('account_id', '=', user.uuid).execute();
     expect(left).toEqual([]);
-    for (const [slug, tokens] of [['wiki', wiki], ['crm', crm]] as const) {
+    for (const [slug, tokens] of [
+      ['wiki', wiki],
+      ['crm', crm],
+    ] as const) {
       expect((await userinfo(tokens.access_token)).status).toBe(401);
       const refreshed = await refresh(slug, tokens.refresh_token!);
       expect(refreshed.body.error).toBe('invalid_grant');
@@ -69,7 +82,10 @@ describe.each(engines)('deactivation fan-out (%s)', (engine) => {
     await verifyLogoutToken((await wikiBackchannel.waitFor(1))[0]!, idp.apps.wiki!, user.uuid);
     await verifyLogoutToken((await crmBackchannel.waitFor(1))[0]!, idp.apps.crm!, user.uuid);
     const [hook] = await webhook.waitFor(1);
-    expect(JSON.parse(hook!.raw.toString())).toMatchObject({ event_type: 'user_deactivated', data: { user_id: user.uuid, user_email: user.email } });
+    expect(JSON.parse(hook!.raw.toString())).toMatchObject({
+      event_type: 'user_deactivated',
+      data: { user_id: user.uuid, user_email: user.email },
+    });
 
     // The browser session is gone too: the next sign-in shows the login page.
     const crmApp = idp.apps.crm!;

@@ -42,7 +42,12 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
     `${idp.apps[slug]!.issuer}end-session/?${new URLSearchParams(params)}`;
   const refresh = (slug: string, refreshToken: string) => {
     const app = idp.apps[slug]!;
-    return postToken(idp.url, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: app.client_id, client_secret: app.client_secret });
+    return postToken(idp.url, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
   };
   const userinfo = (accessToken: string) =>
     fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${accessToken}` } });
@@ -61,7 +66,9 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
   test('ends the SSO session without a prompt, redirects with state, revokes every app, notifies every backchannel', async () => {
     const { user, wiki, crm, docs } = await signedInEverywhere();
 
-    const response = await web.page.goto(endSession('wiki', { id_token_hint: wiki.id_token!, post_logout_redirect_uri: loggedOutUrl, state: 'st-123' }));
+    const response = await web.page.goto(
+      endSession('wiki', { id_token_hint: wiki.id_token!, post_logout_redirect_uri: loggedOutUrl, state: 'st-123' }),
+    );
     await web.page.waitForURL((url) => url.href.startsWith(loggedOutUrl), { timeout: 15_000 });
     const back = new URL(web.page.url());
     expect(back.origin + back.pathname).toBe(loggedOutUrl);
@@ -69,7 +76,11 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
     expect(response).not.toBeNull();
 
     // Every app's grant is gone: refresh → invalid_grant, userinfo → 401.
-    for (const [slug, tokens] of [['wiki', wiki], ['crm', crm], ['docs', docs]] as const) {
+    for (const [slug, tokens] of [
+      ['wiki', wiki],
+      ['crm', crm],
+      ['docs', docs],
+    ] as const) {
       const refreshed = await refresh(slug, tokens.refresh_token!);
       expect(refreshed.status).toBe(400);
       expect(refreshed.body.error).toBe('invalid_grant');
@@ -138,7 +149,8 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
     // POST is not served: the engine offers it only with SameSite=None session cookies (enableHttpPostMethods),
     // a weakening we do not make for a method the spec does not use.
     const posted = await fetch(`${idp.apps.wiki!.issuer}end-session/`, {
-      method: 'POST', redirect: 'manual',
+      method: 'POST',
+      redirect: 'manual',
       headers: { Accept: 'text/html', 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ id_token_hint: id_token!, post_logout_redirect_uri: 'https://evil.example.com/' }),
     });

@@ -17,14 +17,14 @@ function valueOf(text: string, series: string): number {
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
-
 describe('with a metrics token', () => {
   let idp: OidcTestServer;
   const { logger, lines } = captureLog();
 
   beforeAll(async () => {
     idp = await startOidcServer('pglite', CALLBACK, [{ slug: 'wiki', access_group: 'staff' }], {
-      logger, overrides: { metrics: { enabled: true, token: TOKEN, port: 0 } },
+      logger,
+      overrides: { metrics: { enabled: true, token: TOKEN, port: 0 } },
     });
   });
   afterAll(async () => idp?.close());
@@ -40,7 +40,13 @@ describe('with a metrics token', () => {
     const ok = await scrape();
     expect(ok.status).toBe(200);
     expect(ok.type).toContain('text/plain');
-    for (const name of ['idp_http_request_duration_seconds_bucket', 'idp_outbox_pending_events', 'idp_outbox_oldest_pending_age_seconds', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'idp_http_request_duration_seconds_bucket',
+      'idp_outbox_pending_events',
+      'idp_outbox_oldest_pending_age_seconds',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(ok.text).toContain(name);
     }
   });
@@ -86,14 +92,18 @@ describe('with a metrics token', () => {
   test('the read cache: on while change notices arrive, and what a sign-in and a UserInfo leave in it', async () => {
     const staff = await idp.groupUuid('staff');
     const user = await idp.user({ groups: [staff] });
-    const tokens = (await redeemCode(idp.apps.wiki!, idp.url, await httpSignIn(new CookieClient(), idp.apps.wiki!, idp.url, user.email, PASSWORD))).body;
-    expect((await fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    const tokens = (
+      await redeemCode(idp.apps.wiki!, idp.url, await httpSignIn(new CookieClient(), idp.apps.wiki!, idp.url, user.email, PASSWORD))
+    ).body;
+    expect(
+      (await fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })).status,
+    ).toBe(200);
     const text = (await scrape()).text;
     expect(valueOf(text, 'idp_read_cache_live')).toBe(1);
     expect(valueOf(text, 'idp_read_cache_entries')).toBeGreaterThanOrEqual(3); // the tokens, the grant, the user
   });
 
-  test('a request id on the answer and on every log line of the request: the caller\'s when it is a plain token', async () => {
+  test("a request id on the answer and on every log line of the request: the caller's when it is a plain token", async () => {
     const given = await fetch(`${idp.url}/-/health/live/`, { headers: { 'X-Request-Id': 'lb-42.abc' } });
     expect(given.headers.get('x-request-id')).toBe('lb-42.abc');
     const replaced = await fetch(`${idp.url}/-/health/live/`, { headers: { 'X-Request-Id': 'has spaces <and> more' } });
@@ -109,14 +119,19 @@ describe('with a metrics token', () => {
 
 describe('without a token', () => {
   test('loopback callers may read /metrics; behind a trusted proxy nobody may', async () => {
-    const direct = await startOidcServer('pglite', CALLBACK, [{ slug: 'wiki' }], { overrides: { metrics: { enabled: true, token: '', port: 0 } } });
+    const direct = await startOidcServer('pglite', CALLBACK, [{ slug: 'wiki' }], {
+      overrides: { metrics: { enabled: true, token: '', port: 0 } },
+    });
     try {
       expect((await fetch(`${direct.url}/metrics`)).status).toBe(200);
     } finally {
       await direct.close();
     }
     const proxied = await startOidcServer('pglite', CALLBACK, [{ slug: 'wiki' }], {
-      overrides: { metrics: { enabled: true, token: '', port: 0 }, server: { host: '127.0.0.1', port: 0, trust_proxy: true, proxy_hops: 1 } },
+      overrides: {
+        metrics: { enabled: true, token: '', port: 0 },
+        server: { host: '127.0.0.1', port: 0, trust_proxy: true, proxy_hops: 1 },
+      },
     });
     try {
       expect((await fetch(`${proxied.url}/metrics`)).status).toBe(404);
@@ -127,7 +142,9 @@ describe('without a token', () => {
 
   test('metrics.port: a listener of its own serves /metrics, the main one does not; disabled, neither', async () => {
     const port = await freePort();
-    const idp = await startOidcServer('pglite', CALLBACK, [{ slug: 'wiki' }], { overrides: { metrics: { enabled: true, token: '', port } } });
+    const idp = await startOidcServer('pglite', CALLBACK, [{ slug: 'wiki' }], {
+      overrides: { metrics: { enabled: true, token: '', port } },
+    });
     try {
       expect((await fetch(`${idp.url}/metrics`)).status).toBe(404);
       const own = await fetch(`http://127.0.0.1:${port}/metrics`);
@@ -138,7 +155,9 @@ describe('without a token', () => {
       await idp.close();
     }
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow(); // closed with the service
-    const off = await startOidcServer('pglite', CALLBACK, [{ slug: 'wiki' }], { overrides: { metrics: { enabled: false, token: '', port: 0 } } });
+    const off = await startOidcServer('pglite', CALLBACK, [{ slug: 'wiki' }], {
+      overrides: { metrics: { enabled: false, token: '', port: 0 } },
+    });
     try {
       expect((await fetch(`${off.url}/metrics`)).status).toBe(404);
     } finally {

@@ -3,7 +3,12 @@ import { ConfigError } from '../../src/settings/validate.js';
 import { testSettings } from '../helpers/settings.js';
 
 const app = (extra: Record<string, unknown> = {}) => ({
-  slug: 'wiki', name: 'Wiki', client_id: 'wiki-client', client_secret: 'a-long-enough-secret-value', redirect_uris: ['https://wiki.example.com/cb'], ...extra,
+  slug: 'wiki',
+  name: 'Wiki',
+  client_id: 'wiki-client',
+  client_secret: 'a-long-enough-secret-value',
+  redirect_uris: ['https://wiki.example.com/cb'],
+  ...extra,
 });
 
 const load = (applications: unknown[]) => testSettings({ applications });
@@ -19,25 +24,84 @@ describe('applications configuration', () => {
   test.each([
     ['a reserved slug', [app({ slug: 'token' })], 'config: applications[0].slug "token" is reserved'],
     ['a duplicate slug', [app(), app({ client_id: 'other' })], 'config: applications[1].slug "wiki" is used by another application'],
-    ['a duplicate client_id', [app(), app({ slug: 'other' })], 'config: applications[1].client_id "wiki-client" is used by another application'],
-    ['an http redirect URI off localhost', [app({ redirect_uris: ['http://wiki.example.com/cb'] })], 'config: applications[0].redirect_uris[0] must be an absolute https URL'],
-    ['a relative redirect URI', [app({ redirect_uris: ['/cb'] })], 'config: applications[0].redirect_uris[0] must be an absolute https URL'],
+    [
+      'a duplicate client_id',
+      [app(), app({ slug: 'other' })],
+      'config: applications[1].client_id "wiki-client" is used by another application',
+    ],
+    [
+      'an http redirect URI off localhost',
+      [app({ redirect_uris: ['http://wiki.example.com/cb'] })],
+      'config: applications[0].redirect_uris[0] must be an absolute https URL',
+    ],
+    [
+      'a relative redirect URI',
+      [app({ redirect_uris: ['/cb'] })],
+      'config: applications[0].redirect_uris[0] must be an absolute https URL',
+    ],
     ['no secret', [app({ client_secret: undefined })], 'config: applications[0].client_secret is required'],
-    ['a secret env var that is not set', [app({ client_secret: undefined, client_secret_env: 'IDP_TEST_UNSET_SECRET' })], 'config: applications[0].client_secret_env names IDP_TEST_UNSET_SECRET'],
+    [
+      'a secret env var that is not set',
+      [app({ client_secret: undefined, client_secret_env: 'IDP_TEST_UNSET_SECRET' })],
+      'config: applications[0].client_secret_env names IDP_TEST_UNSET_SECRET',
+    ],
     ['scopes without openid', [app({ scopes: ['profile'] })], 'config: applications[0].scopes must include openid (application "wiki")'],
-    ['an http loopback backchannel URI without webhooks.allow_insecure_loopback', [app({ backchannel_logout_uri: 'http://127.0.0.1:8080/bc' })],
-      'config: applications[0].backchannel_logout_uri must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)'],
-    ['an http backchannel URI off loopback', [app({ backchannel_logout_uri: 'http://wiki.example.com/bc' })], 'config: applications[0].backchannel_logout_uri must be an https URL'],
-    ['a public app with a secret', [app({ client_type: 'public' })], 'config: applications[0] is public (client_type: public) and must not have a client_secret'],
-    ['a public app with a secret from the environment', [app({ client_type: 'public', client_secret: undefined, client_secret_env: 'X' })], 'config: applications[0] is public (client_type: public) and must not have a client_secret'],
-    ['a confidential app without a secret', [app({ client_type: 'confidential', client_secret: undefined })], 'config: applications[0].client_secret is required'],
-    ['a private-use redirect on a confidential app', [app({ redirect_uris: ['com.example.wiki:/cb'] })], 'config: applications[0].redirect_uris[0] uses a private-use scheme: only public applications (client_type: public) may'],
-    ['a private-use scheme without a dot', [app({ client_type: 'public', client_secret: undefined, redirect_uris: ['myapp:/cb'] })], 'config: applications[0].redirect_uris[0] must be an absolute https URL'],
-    ['client_credentials on a public app', [app({ client_type: 'public', client_secret: undefined, grant_types: ['authorization_code', 'client_credentials'] })], 'config: applications[0].grant_types: client_credentials needs a confidential application'],
+    [
+      'an http loopback backchannel URI without webhooks.allow_insecure_loopback',
+      [app({ backchannel_logout_uri: 'http://127.0.0.1:8080/bc' })],
+      'config: applications[0].backchannel_logout_uri must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)',
+    ],
+    [
+      'an http backchannel URI off loopback',
+      [app({ backchannel_logout_uri: 'http://wiki.example.com/bc' })],
+      'config: applications[0].backchannel_logout_uri must be an https URL',
+    ],
+    [
+      'a public app with a secret',
+      [app({ client_type: 'public' })],
+      'config: applications[0] is public (client_type: public) and must not have a client_secret',
+    ],
+    [
+      'a public app with a secret from the environment',
+      [app({ client_type: 'public', client_secret: undefined, client_secret_env: 'X' })],
+      'config: applications[0] is public (client_type: public) and must not have a client_secret',
+    ],
+    [
+      'a confidential app without a secret',
+      [app({ client_type: 'confidential', client_secret: undefined })],
+      'config: applications[0].client_secret is required',
+    ],
+    [
+      'a private-use redirect on a confidential app',
+      [app({ redirect_uris: ['com.example.wiki:/cb'] })],
+      'config: applications[0].redirect_uris[0] uses a private-use scheme: only public applications (client_type: public) may',
+    ],
+    [
+      'a private-use scheme without a dot',
+      [app({ client_type: 'public', client_secret: undefined, redirect_uris: ['myapp:/cb'] })],
+      'config: applications[0].redirect_uris[0] must be an absolute https URL',
+    ],
+    [
+      'client_credentials on a public app',
+      [app({ client_type: 'public', client_secret: undefined, grant_types: ['authorization_code', 'client_credentials'] })],
+      'config: applications[0].grant_types: client_credentials needs a confidential application',
+    ],
     ['an unknown grant type', [app({ grant_types: ['password'] })], 'config: applications[0].grant_types[0] must be one of'],
-    ['the authorization_code grant without redirect URIs', [app({ redirect_uris: [] })], 'config: applications[0].redirect_uris is required with the authorization_code grant'],
-    ['an api scope that is a built-in scope', [app({ api_scopes: ['email'] })], 'config: applications[0].api_scopes[0] "email" is a built-in scope'],
-    ['an allowed origin with a path', [app({ allowed_origins: ['https://app.example.com/spa'] })], 'config: applications[0].allowed_origins[0] must be an origin such as https://app.example.com'],
+    [
+      'the authorization_code grant without redirect URIs',
+      [app({ redirect_uris: [] })],
+      'config: applications[0].redirect_uris is required with the authorization_code grant',
+    ],
+    [
+      'an api scope that is a built-in scope',
+      [app({ api_scopes: ['email'] })],
+      'config: applications[0].api_scopes[0] "email" is a built-in scope',
+    ],
+    [
+      'an allowed origin with a path',
+      [app({ allowed_origins: ['https://app.example.com/spa'] })],
+      'config: applications[0].allowed_origins[0] must be an origin such as https://app.example.com',
+    ],
   ])('%s is refused with one line', async (_name, applications, message) => {
     const error = await load(applications).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(ConfigError);
@@ -46,25 +110,56 @@ describe('applications configuration', () => {
   });
 
   test('an http loopback backchannel URI is accepted when webhooks.allow_insecure_loopback is set, as the sender does', async () => {
-    const settings = await testSettings({ webhooks: { allow_insecure_loopback: true }, applications: [app({ backchannel_logout_uri: 'http://127.0.0.1:8080/bc' })] });
+    const settings = await testSettings({
+      webhooks: { allow_insecure_loopback: true },
+      applications: [app({ backchannel_logout_uri: 'http://127.0.0.1:8080/bc' })],
+    });
     expect(settings.applications[0]!.backchannel_logout_uri).toBe('http://127.0.0.1:8080/bc');
   });
 
   test('public and machine clients: no secret for a public app, native redirects, no redirect URI for client credentials only', async () => {
-    const [cli, reporter] = (await load([
-      app({ slug: 'cli', client_id: 'cli', client_type: 'public', client_secret: undefined, redirect_uris: ['http://127.0.0.1/cb', 'com.example.cli:/cb'] }),
-      app({ slug: 'reporter', client_id: 'reporter', grant_types: ['client_credentials'], redirect_uris: undefined, api_scopes: ['reports:read'] }),
-    ])).applications;
-    expect(cli).toMatchObject({ client_type: 'public', grant_types: ['authorization_code', 'refresh_token'], api_scopes: [], resource_server: false });
+    const [cli, reporter] = (
+      await load([
+        app({
+          slug: 'cli',
+          client_id: 'cli',
+          client_type: 'public',
+          client_secret: undefined,
+          redirect_uris: ['http://127.0.0.1/cb', 'com.example.cli:/cb'],
+        }),
+        app({
+          slug: 'reporter',
+          client_id: 'reporter',
+          grant_types: ['client_credentials'],
+          redirect_uris: undefined,
+          api_scopes: ['reports:read'],
+        }),
+      ])
+    ).applications;
+    expect(cli).toMatchObject({
+      client_type: 'public',
+      grant_types: ['authorization_code', 'refresh_token'],
+      api_scopes: [],
+      resource_server: false,
+    });
     expect(cli!.client_secret).toBeUndefined();
-    expect(reporter).toMatchObject({ client_type: 'confidential', grant_types: ['client_credentials'], redirect_uris: [], api_scopes: ['reports:read'] });
+    expect(reporter).toMatchObject({
+      client_type: 'confidential',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      api_scopes: ['reports:read'],
+    });
   });
 
   test('schema errors name the key', async () => {
     await expect(load([app({ slug: 'Bad Slug' })])).rejects.toThrow(/^config: applications\[0\]\.slug must match/);
-    await expect(load([app({ tokens: { access_token_ttl: 0 } })])).rejects.toThrow('config: applications[0].tokens.access_token_ttl must be an integer ≥ 1 (application "wiki")');
+    await expect(load([app({ tokens: { access_token_ttl: 0 } })])).rejects.toThrow(
+      'config: applications[0].tokens.access_token_ttl must be an integer ≥ 1 (application "wiki")',
+    );
     // The second entry is named by its slug, so an operator finds it in a long list.
-    await expect(load([app(), app({ slug: 'crm', client_id: 'crm', redirect_uris: ['/cb'] })])).rejects.toThrow('config: applications[1].redirect_uris[0] must be an absolute https URL');
+    await expect(load([app(), app({ slug: 'crm', client_id: 'crm', redirect_uris: ['/cb'] })])).rejects.toThrow(
+      'config: applications[1].redirect_uris[0] must be an absolute https URL',
+    );
     await expect(load([app(), app({ slug: 'crm', client_id: 'crm', redirect_uris: ['/cb'] })])).rejects.toThrow(/\(application "crm"\)$/);
     await expect(load([app({ scopes: ['openid', 'admin'] })])).rejects.toThrow(/^config: applications\[0\]\.scopes\[1\] must be one of/);
     await fails([app({ unknown: 1 })]);
@@ -73,9 +168,15 @@ describe('applications configuration', () => {
   test('http redirect URIs are fine on localhost and 127.0.0.1; the secret may come from the environment', async () => {
     process.env.IDP_TEST_WIKI_SECRET = 'secret-from-the-environment';
     try {
-      const [wiki] = (await load([app({
-        redirect_uris: ['http://localhost:3000/cb', 'http://127.0.0.1:8080/cb'], client_secret: undefined, client_secret_env: 'IDP_TEST_WIKI_SECRET',
-      })])).applications;
+      const [wiki] = (
+        await load([
+          app({
+            redirect_uris: ['http://localhost:3000/cb', 'http://127.0.0.1:8080/cb'],
+            client_secret: undefined,
+            client_secret_env: 'IDP_TEST_WIKI_SECRET',
+          }),
+        ])
+      ).applications;
       expect(wiki!.client_secret).toBe('secret-from-the-environment');
     } finally {
       delete process.env.IDP_TEST_WIKI_SECRET;

@@ -16,13 +16,24 @@ describe.each(engines)('OIDC authorization errors, discovery, JWKS (%s)', (engin
     const app = idp.apps[slug]!;
     const query = new URLSearchParams();
     const all = {
-      client_id: app.client_id, response_type: 'code', scope: 'openid profile email', redirect_uri: app.redirect_uri, state: 'st-1',
-      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()), code_challenge_method: 'S256', ...params,
+      client_id: app.client_id,
+      response_type: 'code',
+      scope: 'openid profile email',
+      redirect_uri: app.redirect_uri,
+      state: 'st-1',
+      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+      ...params,
     };
     for (const [key, value] of Object.entries(all)) if (value !== undefined) query.set(key, value);
     const response = await fetch(`${idp.url}/application/o/authorize/?${query}`, { redirect: 'manual' });
     const location = response.headers.get('location');
-    return { status: response.status, location: location ? new URL(location, idp.url) : undefined, body: await response.text(), headers: response.headers };
+    return {
+      status: response.status,
+      location: location ? new URL(location, idp.url) : undefined,
+      body: await response.text(),
+      headers: response.headers,
+    };
   }
 
   test('a valid request goes to the sign-in page of its application', async () => {
@@ -102,7 +113,7 @@ describe.each(engines)('OIDC authorization errors, discovery, JWKS (%s)', (engin
     expect((await fetch(`${idp.url}/application/o/unknown/.well-known/openid-configuration`)).status).toBe(404);
   });
 
-  test("names an object has from its prototype are no endpoints: a page that says not found, not a server error", async () => {
+  test('names an object has from its prototype are no endpoints: a page that says not found, not a server error', async () => {
     for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       const response = await fetch(`${idp.url}/application/o/${name}/`);
       expect([name, response.status]).toEqual([name, 404]);

@@ -18,11 +18,21 @@ beforeAll(async () => {
 afterAll(() => drop());
 
 const application = {
-  slug: 'wiki', name: 'Wiki', client_id: 'wiki-client', client_secret_env: 'WIKI_CLIENT_SECRET', redirect_uris: ['http://localhost:3000/cb'], access_group: 'wiki-users',
+  slug: 'wiki',
+  name: 'Wiki',
+  client_id: 'wiki-client',
+  client_secret_env: 'WIKI_CLIENT_SECRET',
+  redirect_uris: ['http://localhost:3000/cb'],
+  access_group: 'wiki-users',
 };
 
 test('serve publishes each application: discovery with the shared endpoints and a JWKS; keys rotate adds a key', async () => {
-  const serveEnv = { ...env, BASE_URL: 'https://id.example.com', NODE_CONFIG: JSON.stringify({ applications: [application] }), WIKI_CLIENT_SECRET: 'from-the-environment-123' };
+  const serveEnv = {
+    ...env,
+    BASE_URL: 'https://id.example.com',
+    NODE_CONFIG: JSON.stringify({ applications: [application] }),
+    WIKI_CLIENT_SECRET: 'from-the-environment-123',
+  };
   let server = await startServe(serveEnv);
   let firstKid: string;
   try {
@@ -53,7 +63,12 @@ test('serve publishes each application: discovery with the shared endpoints and 
 }, 120_000);
 
 test('serve refuses a bad application with one line', async () => {
-  const result = await runIdp(['serve', '--port', '0'], { ...env, NODE_CONFIG: JSON.stringify({ applications: [{ ...application, slug: 'token' }] }) });
+  const result = await runIdp(['serve', '--port', '0'], {
+    ...env,
+    NODE_CONFIG: JSON.stringify({ applications: [{ ...application, slug: 'token' }] }),
+  });
   expect(result.code).toBe(1);
-  expect(result.stderr.trim().split('\n').pop()).toBe('config: applications[0].slug "token" is reserved (authorize, token, userinfo, introspect, revoke, account)');
+  expect(result.stderr.trim().split('\n').pop()).toBe(
+    'config: applications[0].slug "token" is reserved (authorize, token, userinfo, introspect, revoke, account)',
+  );
 }, 60_000);

@@ -6,7 +6,16 @@
 import * as jose from 'jose';
 import { engines } from '../helpers/database.js';
 import { PASSWORD, startOidcServer, type OidcTestServer } from '../helpers/oidc-server.js';
-import { CookieClient, formOf, httpSignIn, pkceRequest, redeemCode, submit, type HttpResponse, type HttpSignIn } from '../helpers/http-client.js';
+import {
+  CookieClient,
+  formOf,
+  httpSignIn,
+  pkceRequest,
+  redeemCode,
+  submit,
+  type HttpResponse,
+  type HttpSignIn,
+} from '../helpers/http-client.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { logoutTokenOf } from '../helpers/logout-token.js';
 
@@ -19,9 +28,12 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
 
   beforeAll(async () => {
     backchannel = await startReceiver();
-    idp = await startOidcServer(engine, CALLBACK, [
-      { slug: 'wiki', post_logout_redirect_uris: [LOGGED_OUT], backchannel_logout_uri: `${backchannel.url}/bc` },
-    ], { overrides: { webhooks: { allow_insecure_loopback: true } }, workers: true });
+    idp = await startOidcServer(
+      engine,
+      CALLBACK,
+      [{ slug: 'wiki', post_logout_redirect_uris: [LOGGED_OUT], backchannel_logout_uri: `${backchannel.url}/bc` }],
+      { overrides: { webhooks: { allow_insecure_loopback: true } }, workers: true },
+    );
   });
   afterAll(async () => {
     await idp?.close();
@@ -30,14 +42,20 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
 
   const app = () => idp.apps.wiki!;
   const form = (values: Record<string, string>) => ({
-    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(values),
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(values),
   });
   const secretPost = () => ({ client_id: app().client_id, client_secret: app().client_secret });
 
   /** Verifies an ID token as a certified RP: RS256 over the issuer's JWKS, iss, aud, nonce, iat and exp. */
   async function verifyIdToken(token: string, nonce?: string) {
     const jwks = jose.createRemoteJWKSet(new URL(`${app().issuer}jwks/`));
-    const { payload, protectedHeader } = await jose.jwtVerify(token, jwks, { issuer: app().issuer, audience: app().client_id, algorithms: ['RS256'] });
+    const { payload, protectedHeader } = await jose.jwtVerify(token, jwks, {
+      issuer: app().issuer,
+      audience: app().client_id,
+      algorithms: ['RS256'],
+    });
     expect(protectedHeader.alg).toBe('RS256');
     if (nonce !== undefined) expect(payload.nonce).toBe(nonce);
     expect(payload.exp! > payload.iat!).toBe(true);
@@ -54,14 +72,19 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
   }
 
   /** An authorization request in the signed-in browser; where it lands: the callback (URL) or a page. */
-  async function authorize(http: CookieClient, extra: Record<string, string> = {}): Promise<{ request: Awaited<ReturnType<typeof pkceRequest>>; landed: URL | HttpResponse }> {
+  async function authorize(
+    http: CookieClient,
+    extra: Record<string, string> = {},
+  ): Promise<{ request: Awaited<ReturnType<typeof pkceRequest>>; landed: URL | HttpResponse }> {
     const request = await pkceRequest(app(), idp.url, extra);
     return { request, landed: await http.follow(await http.request(request.url.href), CALLBACK) };
   }
 
-  const userinfo = (token: string, init: RequestInit = {}) => fetch(`${idp.url}/application/o/userinfo/`, {
-    ...init, headers: { ...(init.headers as Record<string, string>), ...(init.body ? {} : { Authorization: `Bearer ${token}` }) },
-  });
+  const userinfo = (token: string, init: RequestInit = {}) =>
+    fetch(`${idp.url}/application/o/userinfo/`, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), ...(init.body ? {} : { Authorization: `Bearer ${token}` }) },
+    });
 
   describe('Basic OP', () => {
     test('oidcc-server: code flow, a valid ID token, UserInfo for the same subject', async () => {
@@ -93,7 +116,10 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
       const request = await pkceRequest(app(), idp.url, { scope });
       const emailPage = await http.follow(await http.request(request.url.href), CALLBACK);
       if (emailPage instanceof URL) throw new Error('expected the sign-in page');
-      const callback = await http.follow(await submit(http, await submit(http, emailPage, { email: user.email }), { password: PASSWORD }), CALLBACK);
+      const callback = await http.follow(
+        await submit(http, await submit(http, emailPage, { email: user.email }), { password: PASSWORD }),
+        CALLBACK,
+      );
       if (!(callback instanceof URL)) throw new Error('expected the callback');
       const tokens = (await redeemCode(app(), idp.url, { request, callback })).body;
       const info = await (await userinfo(tokens.access_token)).json();
@@ -147,7 +173,7 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
       expect(claims.auth_time).toBe((await verifyIdToken(tokens.id_token)).auth_time);
     });
 
-    test('oidcc-id-token-hint: prompt=none with the current user\'s ID token gives a code for the same subject', async () => {
+    test("oidcc-id-token-hint: prompt=none with the current user's ID token gives a code for the same subject", async () => {
       const { http, tokens } = await signedIn();
       const { request, landed } = await authorize(http, { prompt: 'none', id_token_hint: tokens.id_token });
       expect(landed).toBeInstanceOf(URL);
@@ -184,7 +210,10 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
     test('oidcc-ensure-post-request-succeeds: the authorization request by POST signs in', async () => {
       const { http, user } = await signedIn();
       const request = await pkceRequest(app(), idp.url);
-      const landed = await http.follow(await http.request(`${idp.url}/application/o/authorize/`, { form: Object.fromEntries(request.url.searchParams) }), CALLBACK);
+      const landed = await http.follow(
+        await http.request(`${idp.url}/application/o/authorize/`, { form: Object.fromEntries(request.url.searchParams) }),
+        CALLBACK,
+      );
       expect(landed).toBeInstanceOf(URL);
       const tokens = (await redeemCode(app(), idp.url, { request, callback: landed as URL })).body;
       expect((await verifyIdToken(tokens.id_token, request.nonce)).email).toBe(user.email);
@@ -193,9 +222,16 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
     test('oidcc-server-client-secret-post: the token request with client_secret_post', async () => {
       const user = await idp.user();
       const flow = await httpSignIn(new CookieClient(), app(), idp.url, user.email, PASSWORD);
-      const response = await fetch(`${idp.url}/application/o/token/`, form({
-        grant_type: 'authorization_code', code: flow.callback.searchParams.get('code')!, redirect_uri: CALLBACK, code_verifier: flow.request.verifier, ...secretPost(),
-      }));
+      const response = await fetch(
+        `${idp.url}/application/o/token/`,
+        form({
+          grant_type: 'authorization_code',
+          code: flow.callback.searchParams.get('code')!,
+          redirect_uri: CALLBACK,
+          code_verifier: flow.request.verifier,
+          ...secretPost(),
+        }),
+      );
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toContain('no-store');
       const tokens = await response.json();
@@ -205,9 +241,17 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
 
     test('oidcc-refresh-token: a new ID token for the same subject; the old refresh token is spent', async () => {
       const { tokens } = await signedIn();
-      const refreshed = await (await fetch(`${idp.url}/application/o/token/`, form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...secretPost() }))).json();
+      const refreshed = await (
+        await fetch(
+          `${idp.url}/application/o/token/`,
+          form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...secretPost() }),
+        )
+      ).json();
       expect((await verifyIdToken(refreshed.id_token)).sub).toBe((await verifyIdToken(tokens.id_token)).sub);
-      const reused = await fetch(`${idp.url}/application/o/token/`, form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...secretPost() }));
+      const reused = await fetch(
+        `${idp.url}/application/o/token/`,
+        form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...secretPost() }),
+      );
       expect((await reused.json()).error).toBe('invalid_grant');
     });
   });
@@ -222,8 +266,10 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
         expect(discovery[key]).toMatch(new RegExp(`^${idp.url}/`));
       }
       expect(discovery).toMatchObject({
-        response_types_supported: ['code'], subject_types_supported: expect.arrayContaining(['public']),
-        id_token_signing_alg_values_supported: expect.arrayContaining(['RS256']), code_challenge_methods_supported: ['S256'],
+        response_types_supported: ['code'],
+        subject_types_supported: expect.arrayContaining(['public']),
+        id_token_signing_alg_values_supported: expect.arrayContaining(['RS256']),
+        code_challenge_methods_supported: ['S256'],
         scopes_supported: expect.arrayContaining(['openid', 'profile', 'email']),
         claims_supported: expect.arrayContaining(['sub', 'email', 'name']),
       });
@@ -259,16 +305,29 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
 
       const [hit] = await backchannel.waitFor(1);
       const jwks = jose.createRemoteJWKSet(new URL(`${app().issuer}jwks/`));
-      const { payload } = await jose.jwtVerify(logoutTokenOf(hit!), jwks, { issuer: app().issuer, audience: app().client_id, typ: 'logout+jwt' });
+      const { payload } = await jose.jwtVerify(logoutTokenOf(hit!), jwks, {
+        issuer: app().issuer,
+        audience: app().client_id,
+        typ: 'logout+jwt',
+      });
       expect(payload.sub).toBe((await verifyIdToken(tokens.id_token)).sub);
       expect(payload.sid).toBe((await verifyIdToken(tokens.id_token)).sid);
     });
 
     test.each<[string, (idToken: string) => Record<string, string>]>([
       ['rp-initiated-logout-bad-id-token-hint', () => ({ id_token_hint: 'not-a-jwt', post_logout_redirect_uri: LOGGED_OUT })],
-      ['rp-initiated-logout-modified-id-token-hint', (idToken) => ({ id_token_hint: `${idToken.slice(0, -6)}AAAAAA`, post_logout_redirect_uri: LOGGED_OUT })],
-      ['rp-initiated-logout-bad-post-logout-redirect-uri', (idToken) => ({ id_token_hint: idToken, post_logout_redirect_uri: 'https://evil.example/' })],
-      ['rp-initiated-logout-query-added-to-post-logout-redirect-uri', (idToken) => ({ id_token_hint: idToken, post_logout_redirect_uri: `${LOGGED_OUT}?x=1` })],
+      [
+        'rp-initiated-logout-modified-id-token-hint',
+        (idToken) => ({ id_token_hint: `${idToken.slice(0, -6)}AAAAAA`, post_logout_redirect_uri: LOGGED_OUT }),
+      ],
+      [
+        'rp-initiated-logout-bad-post-logout-redirect-uri',
+        (idToken) => ({ id_token_hint: idToken, post_logout_redirect_uri: 'https://evil.example/' }),
+      ],
+      [
+        'rp-initiated-logout-query-added-to-post-logout-redirect-uri',
+        (idToken) => ({ id_token_hint: idToken, post_logout_redirect_uri: `${LOGGED_OUT}?x=1` }),
+      ],
     ])('%s: an error page, no redirect, still signed in', async (_module, params) => {
       const { http, tokens } = await signedIn();
       const answer = await navigate(http, endSession(params(tokens.id_token)));
@@ -284,7 +343,10 @@ describe.each(engines)('conformance plans (%s)', (engine) => {
       expect(page.status).toBe(200);
       expect(page.text).toContain('Sign out of all applications?');
       expect(await stillSignedIn(http)).toBe(true);
-      const confirmed = await http.follow(await http.request(formOf(page).action, { form: { ...formOf(page).fields, logout: 'yes' } }), LOGGED_OUT);
+      const confirmed = await http.follow(
+        await http.request(formOf(page).action, { form: { ...formOf(page).fields, logout: 'yes' } }),
+        LOGGED_OUT,
+      );
       expect(confirmed).not.toBeInstanceOf(URL);
       expect((confirmed as HttpResponse).text).toContain('You are signed out');
       expect(await stillSignedIn(http)).toBe(false);

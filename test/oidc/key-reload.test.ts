@@ -47,7 +47,12 @@ async function refresh(app: TestApp, baseUrl: string, refreshToken: string): Pro
   const response = await fetch(`${baseUrl}/application/o/token/`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: app.client_id, client_secret: app.client_secret }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    }).toString(),
   });
   return { status: response.status, body: await response.json() };
 }
@@ -183,7 +188,10 @@ onPostgres('two replicas on one PostgreSQL database', () => {
     const user = await a!.user();
     const tokens = await redeemCode(appB, b!.url, await httpSignIn(new CookieClient(), appB, b!.url, user.email, PASSWORD));
     expect(tokens.status).toBe(200);
-    const { protectedHeader, payload } = await jose.jwtVerify(tokens.body.id_token, jose.createLocalJWKSet(jwks), { issuer: appB.issuer, audience: appB.client_id });
+    const { protectedHeader, payload } = await jose.jwtVerify(tokens.body.id_token, jose.createLocalJWKSet(jwks), {
+      issuer: appB.issuer,
+      audience: appB.client_id,
+    });
     expect(protectedHeader.kid).toBe(newKid);
     expect(payload.sub).toBe(user.uuid);
   });

@@ -37,7 +37,9 @@ describe.each(engines)('POST /users/{pk}/set_password/ (%s)', (engine) => {
   let pk: number;
   beforeAll(async () => {
     server = await startTestServer(engine);
-    const created = await server.api('/api/v3/core/users/', { json: { username: 'pw@example.com', email: 'pw@example.com', name: 'Pw User' } });
+    const created = await server.api('/api/v3/core/users/', {
+      json: { username: 'pw@example.com', email: 'pw@example.com', name: 'Pw User' },
+    });
     pk = created.body.pk;
   });
   afterAll(async () => server?.close());
@@ -54,9 +56,14 @@ describe.each(engines)('POST /users/{pk}/set_password/ (%s)', (engine) => {
 
   test('policy errors: 400 {"password": [...]}', async () => {
     expect(await setPassword('short')).toMatchObject({ status: 400, body: { password: ['Ensure this field has at least 8 characters.'] } });
-    expect(await setPassword('pw@example.com')).toMatchObject({ status: 400, body: { password: ['The password must not be the e-mail address.'] } });
+    expect(await setPassword('pw@example.com')).toMatchObject({
+      status: 400,
+      body: { password: ['The password must not be the e-mail address.'] },
+    });
     expect(await setPassword(12345678)).toMatchObject({ status: 400, body: { password: expect.any(Array) } });
-    expect((await server.api(`/api/v3/core/users/${pk}/set_password/`, { json: {} })).body).toEqual({ password: ['This field is required.'] });
+    expect((await server.api(`/api/v3/core/users/${pk}/set_password/`, { json: {} })).body).toEqual({
+      password: ['This field is required.'],
+    });
   });
 
   test('unknown user 404; needs users:write', async () => {

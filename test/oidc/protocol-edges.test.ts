@@ -32,7 +32,10 @@ describe.each(engines)('protocol edges (%s)', (engine) => {
     const posted = await http.request(`${idp.url}/application/o/authorize/`, { form: Object.fromEntries(request.url.searchParams) });
     const emailPage = await http.follow(posted, app.redirect_uri);
     if (emailPage instanceof URL) throw new Error('expected the sign-in page');
-    const done = await http.follow(await submit(http, await submit(http, emailPage, { email: user.email }), { password: PASSWORD }), app.redirect_uri);
+    const done = await http.follow(
+      await submit(http, await submit(http, emailPage, { email: user.email }), { password: PASSWORD }),
+      app.redirect_uri,
+    );
     if (!(done instanceof URL)) throw new Error(`expected the callback, got ${done.status}`);
     expect(done.searchParams.get('state')).toBe(request.state);
     expect((await redeemCode(app, idp.url, { request, callback: done })).status).toBe(200);
@@ -51,7 +54,12 @@ describe.each(engines)('protocol edges (%s)', (engine) => {
 
   test('every endpoint answers with and without its trailing slash, without a redirect', async () => {
     const { issuer } = idp.apps.wiki!;
-    for (const url of [`${issuer}.well-known/openid-configuration`, `${issuer}.well-known/openid-configuration/`, `${issuer}jwks/`, `${issuer}jwks`]) {
+    for (const url of [
+      `${issuer}.well-known/openid-configuration`,
+      `${issuer}.well-known/openid-configuration/`,
+      `${issuer}jwks/`,
+      `${issuer}jwks`,
+    ]) {
       const response = await fetch(url, { redirect: 'manual' });
       expect({ url, status: response.status }).toEqual({ url, status: 200 });
     }
@@ -60,17 +68,31 @@ describe.each(engines)('protocol edges (%s)', (engine) => {
       expect({ path, status: response.status }).toEqual({ path, status: 401 });
     }
     for (const path of ['/application/o/token/', '/application/o/token', '/application/o/introspect', '/application/o/revoke']) {
-      const response = await fetch(`${idp.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&token=x' });
-      expect({ path, status: response.status, json: response.headers.get('content-type')?.startsWith('application/json') }).toEqual({ path, status: 401, json: true });
+      const response = await fetch(`${idp.url}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=refresh_token&token=x',
+      });
+      expect({ path, status: response.status, json: response.headers.get('content-type')?.startsWith('application/json') }).toEqual({
+        path,
+        status: 401,
+        json: true,
+      });
     }
     const flow = await signedIn();
     const { url } = await pkceRequest(idp.apps.wiki!, idp.url);
     expect((await fetch(url.href.replace('/authorize/?', '/authorize?'), { redirect: 'manual' })).status).toBe(303);
     const tokens = await fetch(`${idp.url}/application/o/token`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({
-        grant_type: 'authorization_code', code: flow.callback.searchParams.get('code')!, redirect_uri: CALLBACK,
-        client_id: 'client-wiki', client_secret: idp.apps.wiki!.client_secret, code_verifier: flow.request.verifier,
+        grant_type: 'authorization_code',
+        code: flow.callback.searchParams.get('code')!,
+        redirect_uri: CALLBACK,
+        client_id: 'client-wiki',
+        client_secret: idp.apps.wiki!.client_secret,
+        code_verifier: flow.request.verifier,
       }),
     });
     expect(tokens.status).toBe(200);
@@ -84,21 +106,30 @@ describe.each(engines)('protocol edges (%s)', (engine) => {
     expect(Math.abs((claims.auth_time as number) - Date.now() / 1000)).toBeLessThan(60);
     // A refresh keeps them.
     const refreshed = await fetch(`${idp.url}/application/o/token/`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: 'client-wiki', client_secret: idp.apps.wiki!.client_secret }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.body.refresh_token,
+        client_id: 'client-wiki',
+        client_secret: idp.apps.wiki!.client_secret,
+      }),
     });
     expect(decodeJwt((await refreshed.json()).id_token)).toMatchObject({ amr: ['pwd'], auth_time: claims.auth_time, sid: claims.sid });
   });
 
-  test.each<Record<string, string>>([{}, { nonce: 'n-1' }, { max_age: '60' }, { nonce: 'n', prompt: 'login' }])('a request without openid is invalid_scope at the redirect URI, whatever it carries (%o)', async (extra) => {
-    const { url } = await pkceRequest(idp.apps.wiki!, idp.url, { scope: 'profile email', ...extra });
-    const response = await fetch(url, { redirect: 'manual' });
-    expect(response.status).toBe(303);
-    const location = new URL(response.headers.get('location')!);
-    expect(location.href.startsWith(CALLBACK)).toBe(true);
-    expect(location.searchParams.get('error')).toBe('invalid_scope');
-    expect(location.searchParams.get('state')).toBe(url.searchParams.get('state'));
-  });
+  test.each<Record<string, string>>([{}, { nonce: 'n-1' }, { max_age: '60' }, { nonce: 'n', prompt: 'login' }])(
+    'a request without openid is invalid_scope at the redirect URI, whatever it carries (%o)',
+    async (extra) => {
+      const { url } = await pkceRequest(idp.apps.wiki!, idp.url, { scope: 'profile email', ...extra });
+      const response = await fetch(url, { redirect: 'manual' });
+      expect(response.status).toBe(303);
+      const location = new URL(response.headers.get('location')!);
+      expect(location.href.startsWith(CALLBACK)).toBe(true);
+      expect(location.searchParams.get('error')).toBe('invalid_scope');
+      expect(location.searchParams.get('state')).toBe(url.searchParams.get('state'));
+    },
+  );
 
   describe('DPoP (RFC 9449) end to end, oauth4webapi', () => {
     test('a DPoP-bound token: the shared UserInfo takes it with a proof, not as Bearer; introspection says DPoP and cnf.jkt', async () => {
@@ -111,7 +142,15 @@ describe.each(engines)('protocol edges (%s)', (engine) => {
 
       const flow = await signedIn();
       const params = oauth.validateAuthResponse(as, client, flow.callback, flow.request.state);
-      const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(app.client_secret), params, CALLBACK, flow.request.verifier, { DPoP: dpop, ...insecure });
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.ClientSecretPost(app.client_secret),
+        params,
+        CALLBACK,
+        flow.request.verifier,
+        { DPoP: dpop, ...insecure },
+      );
       const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: flow.request.nonce });
       expect(tokens.token_type).toBe('dpop');
 
@@ -120,10 +159,13 @@ describe.each(engines)('protocol edges (%s)', (engine) => {
       expect(await oauth.processUserInfoResponse(as, client, flow.user.uuid, userinfo)).toMatchObject({ sub: flow.user.uuid });
 
       // Without the proof the token is useless (a stolen DPoP token cannot be replayed as Bearer).
-      expect((await fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+      expect(
+        (await fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } })).status,
+      ).toBe(401);
 
       const introspected = await fetch(`${idp.url}/application/o/introspect/`, {
-        method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ token: tokens.access_token, client_id: app.client_id, client_secret: app.client_secret }),
       });
       const jkt = await calculateJwkThumbprint(await exportJWK(keys.publicKey));

@@ -12,10 +12,7 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
   let idp: OidcTestServer;
 
   beforeAll(async () => {
-    idp = await startOidcServer(engine, web.rp.url, [
-      { slug: 'wiki' },
-      { slug: 'crm', access_group: 'crm-users' },
-    ]);
+    idp = await startOidcServer(engine, web.rp.url, [{ slug: 'wiki' }, { slug: 'crm', access_group: 'crm-users' }]);
   });
   afterAll(async () => {
     await idp?.close();
@@ -48,15 +45,28 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
     expect(protectedHeader.alg).toBe('RS256');
     expect(protectedHeader.kid).toEqual(expect.any(String));
     expect(payload).toMatchObject({
-      sub: user.uuid, name: 'Ada King Lovelace', given_name: 'Ada', family_name: 'Lovelace', email: user.email,
-      email_verified: false, picture: `${idp.url}/avatars/${user.uuid}.svg`, nonce: flow.request.nonce,
+      sub: user.uuid,
+      name: 'Ada King Lovelace',
+      given_name: 'Ada',
+      family_name: 'Lovelace',
+      email: user.email,
+      email_verified: false,
+      picture: `${idp.url}/avatars/${user.uuid}.svg`,
+      nonce: flow.request.nonce,
     });
     expect(payload.exp! - payload.iat!).toBe(300);
     expect((await idp.store.users.findById(user.pk))!.last_login).toBeInstanceOf(Date);
 
     // UserInfo through the shared path returns the same claims.
     const userinfo = await client.fetchUserInfo(flow.config, tokens.access_token, user.uuid);
-    expect(userinfo).toMatchObject({ sub: user.uuid, name: 'Ada King Lovelace', given_name: 'Ada', family_name: 'Lovelace', email: user.email, email_verified: false });
+    expect(userinfo).toMatchObject({
+      sub: user.uuid,
+      name: 'Ada King Lovelace',
+      given_name: 'Ada',
+      family_name: 'Lovelace',
+      email: user.email,
+      email_verified: false,
+    });
     const avatar = await fetch(String(payload.picture));
     expect(avatar.status).toBe(200);
     expect(avatar.headers.get('content-type')).toContain('image/svg+xml');
@@ -67,7 +77,12 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
     const flow = await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD, scope: 'openid profile' });
     const tokens = await tokensOf(flow);
     const claims = tokens.claims()!;
-    expect(claims).toMatchObject({ sub: user.uuid, given_name: 'Grace', family_name: 'Brewster Hopper', picture: 'https://img.example.com/g.png' });
+    expect(claims).toMatchObject({
+      sub: user.uuid,
+      given_name: 'Grace',
+      family_name: 'Brewster Hopper',
+      picture: 'https://img.example.com/g.png',
+    });
     expect(claims).not.toHaveProperty('email');
     const userinfo = await client.fetchUserInfo(flow.config, tokens.access_token, user.uuid);
     expect(userinfo).not.toHaveProperty('email');
@@ -81,8 +96,13 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
     expect(headers['content-security-policy']).not.toContain('unsafe-inline');
     expect(headers['cache-control']).toBe('no-store');
     // Only the passkey script and the WebAuthn library, as files of ours: no inline script.
-    const scripts = await web.page.locator('script').evaluateAll((nodes) => nodes.map((node) => [node.getAttribute('src'), node.textContent]));
-    expect(scripts).toEqual([['/static/webauthn.js', ''], ['/static/passkey.js', '']]);
+    const scripts = await web.page
+      .locator('script')
+      .evaluateAll((nodes) => nodes.map((node) => [node.getAttribute('src'), node.textContent]));
+    expect(scripts).toEqual([
+      ['/static/webauthn.js', ''],
+      ['/static/passkey.js', ''],
+    ]);
     for (const [src] of scripts) expect((await fetch(`${idp.url}${src}`)).headers.get('content-type')).toContain('text/javascript');
     await expect(web.page.getByLabel('Email', { exact: true }).getAttribute('type')).resolves.toBe('email');
     const css = await fetch(`${idp.url}/static/style.css`);
@@ -103,7 +123,10 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
     await expect(web.page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
     // Apart from the e-mail, the interaction id and its CSRF token, the two pages are identical.
     const normalise = (html: string, email: string) =>
-      html.replaceAll(email, 'EMAIL').replace(/\/if\/flow\/wiki\/[^/"]+/g, 'FLOW').replace(/name="csrf" value="[^"]+"/, 'CSRF');
+      html
+        .replaceAll(email, 'EMAIL')
+        .replace(/\/if\/flow\/wiki\/[^/"]+/g, 'FLOW')
+        .replace(/name="csrf" value="[^"]+"/, 'CSRF');
     expect(normalise(await web.page.content(), 'nobody-here@example.com')).toBe(normalise(known, user.email));
   });
 
@@ -150,7 +173,10 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
     await fillFirstPage('nobody-there@example.com', 'wrong password!');
     await expect(web.page.getByRole('alert').textContent()).resolves.toBe('Incorrect e-mail or password.');
     const normalise = (html: string, email: string) =>
-      html.replaceAll(email, 'EMAIL').replace(/\/if\/flow\/wiki\/[^/"]+/g, 'FLOW').replace(/name="csrf" value="[^"]+"/, 'CSRF');
+      html
+        .replaceAll(email, 'EMAIL')
+        .replace(/\/if\/flow\/wiki\/[^/"]+/g, 'FLOW')
+        .replace(/name="csrf" value="[^"]+"/, 'CSRF');
     expect(normalise(await web.page.content(), 'nobody-there@example.com')).toBe(normalise(known, user.email));
     // The right password from the password page still signs in.
     await openLoginPage();
@@ -220,7 +246,7 @@ describe.each(engines)('OIDC sign-in (%s)', (engine) => {
     expect(flow.callback.searchParams.get('code')).toEqual(expect.any(String));
   });
 
-  test('a deactivated user\'s tokens stop working: UserInfo 401, refresh invalid_grant', async () => {
+  test("a deactivated user's tokens stop working: UserInfo 401, refresh invalid_grant", async () => {
     const user = await idp.user();
     const flow = await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD });
     const tokens = await tokensOf(flow);

@@ -1,6 +1,13 @@
 /** Signing keys: encrypted at rest, generated once, rotated with the old key still published. */
 import * as jose from 'jose';
-import { decryptJwk, encryptJwk, ensureSigningKey, generateSigningJwk, loadSigningKeys, rotateSigningKey } from '../../src/domain/signing-keys.js';
+import {
+  decryptJwk,
+  encryptJwk,
+  ensureSigningKey,
+  generateSigningJwk,
+  loadSigningKeys,
+  rotateSigningKey,
+} from '../../src/domain/signing-keys.js';
 import { startService } from '../../src/service.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { engines, openTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -48,18 +55,25 @@ describe.each(engines)('key rotation seen by a relying party (%s)', (engine) => 
       const before = await (await fetch(`${idp.url}/application/o/wiki/jwks/`)).json();
       const kid = await rotateSigningKey(idp.store, idp.settings.secrets.key);
       // A restart (a second service on the same database) builds its providers from the store.
-      const restarted = await startService(idp.settings, { store: idp.store, logger: createLogger('silent'), redis: false, workers: false });
+      const restarted = await startService(idp.settings, {
+        store: idp.store,
+        logger: createLogger('silent'),
+        redis: false,
+        workers: false,
+      });
       let jwks: jose.JSONWebKeySet;
       let provider;
       try {
-        jwks = await (await fetch(`${restarted.url}/application/o/wiki/jwks/`)).json() as jose.JSONWebKeySet;
+        jwks = (await (await fetch(`${restarted.url}/application/o/wiki/jwks/`)).json()) as jose.JSONWebKeySet;
         provider = restarted.providers.bySlug.get('wiki')!.provider;
       } finally {
         await restarted.close();
       }
       expect(jwks.keys.map((key) => key.kid)).toEqual([kid, before.keys[0].kid]);
       // Tokens are signed with the first (active) key.
-      const token = await new provider.IdToken({ sub: 'someone' }, { client: await provider.Client.find(idp.apps.wiki!.client_id) }).issue({ use: 'idtoken' });
+      const token = await new provider.IdToken({ sub: 'someone' }, { client: await provider.Client.find(idp.apps.wiki!.client_id) }).issue({
+        use: 'idtoken',
+      });
       expect(jose.decodeProtectedHeader(token as string).kid).toBe(kid);
     } finally {
       await idp.close();

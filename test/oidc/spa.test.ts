@@ -37,7 +37,11 @@ window.spa = {
 if (location.pathname === '/callback') manager.signinRedirectCallback().then(() => { document.title = 'signed in'; }, (e) => { document.title = 'error: ' + e.message; });
 `;
 
-interface SpaServer { origin: string; close(): Promise<void>; setClient(authority: string, clientId: string): void }
+interface SpaServer {
+  origin: string;
+  close(): Promise<void>;
+  setClient(authority: string, clientId: string): void;
+}
 
 /** Serves the app's pages and scripts on localhost: a different origin from the service's 127.0.0.1. */
 async function startSpa(): Promise<SpaServer> {
@@ -46,15 +50,23 @@ async function startSpa(): Promise<SpaServer> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/oidc-client-ts.js') return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(LIBRARY);
     if (path === '/app.js') return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
-    res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<!doctype html><title>spa ${path}</title><script src="/oidc-client-ts.js"></script><script src="/app.js"></script>`);
+    res
+      .writeHead(200, { 'Content-Type': 'text/html' })
+      .end(`<!doctype html><title>spa ${path}</title><script src="/oidc-client-ts.js"></script><script src="/app.js"></script>`);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
   return {
     origin,
-    setClient: (authority, clientId) => { script = appScript(authority, clientId, origin); },
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    setClient: (authority, clientId) => {
+      script = appScript(authority, clientId, origin);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -71,7 +83,10 @@ describe.each(engines)('single-page apps with oidc-client-ts (%s)', (engine) => 
     idp = await startOidcServer(engine, web.rp.url, [
       { slug: 'wiki' },
       ...Object.entries(spas).map(([slug, spa]) => ({
-        slug, client_type: 'public' as const, redirect_uris: [`${spa.origin}/callback`], post_logout_redirect_uris: [`${spa.origin}/logged-out`],
+        slug,
+        client_type: 'public' as const,
+        redirect_uris: [`${spa.origin}/callback`],
+        post_logout_redirect_uris: [`${spa.origin}/logged-out`],
       })),
     ]);
     for (const [slug, spa] of Object.entries(spas)) spa.setClient(idp.apps[slug]!.issuer.replace(/\/$/, ''), idp.apps[slug]!.client_id);
@@ -86,7 +101,9 @@ describe.each(engines)('single-page apps with oidc-client-ts (%s)', (engine) => 
     const spa = spas[slug]!;
     const user = await idp.user({ name: 'Grace Hopper' });
     await page.goto(`${spa.origin}/`);
-    await page.evaluate(() => { void (window as unknown as Spa).spa.signIn!(); }); // navigates away
+    await page.evaluate(() => {
+      void (window as unknown as Spa).spa.signIn!();
+    }); // navigates away
     await page.waitForURL((url) => url.href.includes('/if/flow/'));
     await signIn(page, user.email, PASSWORD);
     await page.waitForURL((url) => url.href.startsWith(`${spa.origin}/callback`));
@@ -104,15 +121,20 @@ describe.each(engines)('single-page apps with oidc-client-ts (%s)', (engine) => 
     const userinfo = await page.evaluate(() => (window as unknown as Spa).spa.userinfo!());
     expect(userinfo).toEqual({ status: 200, body: expect.objectContaining({ sub: user.uuid, email: user.email }) });
 
-    await page.evaluate(() => { void (window as unknown as Spa).spa.signOut!(); });
+    await page.evaluate(() => {
+      void (window as unknown as Spa).spa.signOut!();
+    });
     await page.waitForURL((url) => url.href.startsWith(`${spa.origin}/logged-out`));
     // The session is over: the next sign-in asks for the e-mail again, and the old refresh token is dead.
     await page.goto(`${spa.origin}/`);
-    await page.evaluate(() => { void (window as unknown as Spa).spa.signIn!(); });
+    await page.evaluate(() => {
+      void (window as unknown as Spa).spa.signIn!();
+    });
     await page.waitForURL((url) => url.href.includes('/if/flow/'));
     await expect(page.getByLabel('Email', { exact: true }).isVisible()).resolves.toBe(true);
     const reuse = await fetch(`${idp.url}/application/o/token/`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshed.refresh, client_id: idp.apps[slug]!.client_id }),
     });
     expect((await reuse.json()).error).toBe('invalid_grant');

@@ -41,8 +41,12 @@ describe.each(engines)('OIDC tokens (%s)', (engine) => {
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.body).toEqual({
-      access_token: expect.any(String), token_type: 'Bearer', expires_in: 300, refresh_token: expect.any(String),
-      id_token: expect.any(String), scope: expect.stringContaining('openid'),
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 300,
+      refresh_token: expect.any(String),
+      id_token: expect.any(String),
+      scope: expect.stringContaining('openid'),
     });
   });
 
@@ -51,7 +55,10 @@ describe.each(engines)('OIDC tokens (%s)', (engine) => {
     const { client_id, client_secret, ...form } = codeForm(flow);
     const response = await fetch(`${idp.url}/application/o/token/`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}` },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}`,
+      },
       body: new URLSearchParams(form).toString(),
     });
     expect(response.status).toBe(200);
@@ -76,7 +83,9 @@ describe.each(engines)('OIDC tokens (%s)', (engine) => {
   test('a code expires after 60 seconds: invalid_grant', async () => {
     const flow = await codeFlow();
     // The 60 s rule stays as it is; the test ages the stored code instead of waiting.
-    await sql`update oidc_payloads set expires_at = now() - interval '1 second' where model = 'AuthorizationCode'`.execute(idp.db.database.db);
+    await sql`update oidc_payloads set expires_at = now() - interval '1 second' where model = 'AuthorizationCode'`.execute(
+      idp.db.database.db,
+    );
     const response = await postToken(idp.url, codeForm(flow));
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_grant');
@@ -108,11 +117,16 @@ describe.each(engines)('OIDC tokens (%s)', (engine) => {
     expect(second.id_token).toEqual(expect.any(String));
     expect(second.expires_in).toBe(300);
     // Rotation does not extend the refresh lifetime: it counts from the first issue.
-    const [oldRow, newRow] = await Promise.all([first, second].map((t) => idp.store.oidcPayloads.find('RefreshToken', t.refresh_token!, new Date())));
+    const [oldRow, newRow] = await Promise.all(
+      [first, second].map((t) => idp.store.oidcPayloads.find('RefreshToken', t.refresh_token!, new Date())),
+    );
     expect(Math.abs(newRow!.expires_at!.getTime() - oldRow!.expires_at!.getTime())).toBeLessThan(3000);
 
     const reuse = await postToken(idp.url, {
-      grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: idp.apps.wiki!.client_id, client_secret: idp.apps.wiki!.client_secret,
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token!,
+      client_id: idp.apps.wiki!.client_id,
+      client_secret: idp.apps.wiki!.client_secret,
     });
     expect(reuse.status).toBe(400);
     expect(reuse.body.error).toBe('invalid_grant');
@@ -159,7 +173,11 @@ describe.each(engines)('OIDC tokens (%s)', (engine) => {
   });
 
   test('a missing parameter: 400 invalid_request', async () => {
-    const response = await postToken(idp.url, { grant_type: 'authorization_code', client_id: idp.apps.wiki!.client_id, client_secret: idp.apps.wiki!.client_secret });
+    const response = await postToken(idp.url, {
+      grant_type: 'authorization_code',
+      client_id: idp.apps.wiki!.client_id,
+      client_secret: idp.apps.wiki!.client_secret,
+    });
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_request');
   });

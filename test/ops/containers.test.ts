@@ -19,8 +19,15 @@ const readYaml = (file: string) => parseYaml(read(file)) as Plain;
 
 // --- Dockerfile ---------------------------------------------------------------------------------------------------
 
-interface Instruction { keyword: string; args: string }
-interface Stage { image: string; name?: string; instructions: Instruction[] }
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+interface Stage {
+  image: string;
+  name?: string;
+  instructions: Instruction[];
+}
 
 /** Instructions in order: comments (and parser directives) dropped, `\` continuations joined. */
 function parseDockerfile(text: string): Instruction[] {
@@ -67,7 +74,11 @@ function execForm(args: string): string[] {
   return words;
 }
 
-interface Copy { from?: string; sources: string[]; destination: string }
+interface Copy {
+  from?: string;
+  sources: string[];
+  destination: string;
+}
 function copiesOf(stage: Stage): Copy[] {
   return all(stage, 'COPY').map(({ args }) => {
     const words = args.trim().startsWith('[') ? execForm(args) : args.split(/\s+/);
@@ -94,7 +105,11 @@ function workdirOf(stage: Stage, before = stage.instructions.length): string {
 
 const dockerfile = stagesOf(parseDockerfile(read('Dockerfile')));
 const runtime = dockerfile.at(-1)!;
-const packageJson = JSON.parse(read('package.json')) as { bin: Record<string, string>; scripts: Record<string, string>; devDependencies: Record<string, string> };
+const packageJson = JSON.parse(read('package.json')) as {
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 const defaults = readYaml('config/default.yaml') as { server: { port: number }; data_dir: string };
 
 /** node-config's mapping of keys to environment variables, flattened: 'server.port' → 'PORT'. */
@@ -110,16 +125,29 @@ function mappedVariables(mapping: unknown, prefix = '', out = new Map<string, st
 const variables = mappedVariables(readYaml('config/custom-environment-variables.yaml'));
 
 /** The service's own code (src/ and jobs/, what the image compiles), concatenated. */
-const codeText = () => ['src', 'jobs'].flatMap((dir) => (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[])
-  .filter((file) => file.endsWith('.ts')).map((file) => read(path.join(dir, file)))).join('\n');
+const codeText = () =>
+  ['src', 'jobs']
+    .flatMap((dir) =>
+      (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[])
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => read(path.join(dir, file))),
+    )
+    .join('\n');
 
 /** Packages the code imports at run time (`import type` is erased by the build). */
 function runtimeImports(code: string): Set<string> {
   const names = new Set<string>();
-  for (const [, typeOnly, from, dynamic] of code.matchAll(/\bimport\s+(type\s+)?[^'";]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+  for (const [, typeOnly, from, dynamic] of code.matchAll(
+    /\bimport\s+(type\s+)?[^'";]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  )) {
     const specifier = from ?? dynamic!;
     if (typeOnly || specifier.startsWith('.') || specifier.startsWith('node:')) continue;
-    names.add(specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
+    names.add(
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/'),
+    );
   }
   return names;
 }
@@ -173,7 +201,9 @@ describe('Dockerfile', () => {
   });
 
   test('the build stage installs every dependency, copies what tsconfig.build.json compiles, and runs the build', () => {
-    const build = dockerfile.find((stage) => stage.name && runtime.instructions.some((i) => i.keyword === 'COPY' && i.args.includes(`--from=${stage.name}`)));
+    const build = dockerfile.find(
+      (stage) => stage.name && runtime.instructions.some((i) => i.keyword === 'COPY' && i.args.includes(`--from=${stage.name}`)),
+    );
     expect(build).toBeDefined();
     const runs = all(build!, 'RUN').map((i) => i.args);
     const install = indexOf(build!, (i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args));
@@ -186,9 +216,19 @@ describe('Dockerfile', () => {
     expect(packageJson.scripts.build).toMatch(/^tsc -p (\S+)$/);
     const tsconfigFile = /^tsc -p (\S+)$/.exec(packageJson.scripts.build)![1]!;
     const tsconfig = JSON.parse(read(tsconfigFile)) as { extends?: string; include: string[] };
-    const needed = [tsconfigFile, ...(tsconfig.extends ? [path.posix.normalize(tsconfig.extends)] : []), ...tsconfig.include, 'package.json', 'package-lock.json'];
-    const copied = new Set(build!.instructions.slice(0, compile).filter((i) => i.keyword === 'COPY')
-      .flatMap((i) => copiesOf({ ...build!, instructions: [i] })[0]!.sources.map((source) => path.posix.normalize(source))));
+    const needed = [
+      tsconfigFile,
+      ...(tsconfig.extends ? [path.posix.normalize(tsconfig.extends)] : []),
+      ...tsconfig.include,
+      'package.json',
+      'package-lock.json',
+    ];
+    const copied = new Set(
+      build!.instructions
+        .slice(0, compile)
+        .filter((i) => i.keyword === 'COPY')
+        .flatMap((i) => copiesOf({ ...build!, instructions: [i] })[0]!.sources.map((source) => path.posix.normalize(source))),
+    );
     for (const file of needed) expect({ file, copied: copied.has(file) }).toEqual({ file, copied: true });
   });
 
@@ -216,11 +256,13 @@ describe('Dockerfile', () => {
   test('the code the image runs imports no devDependency (`npm ci --omit=dev` leaves them out)', () => {
     const imported = runtimeImports(codeText());
     expect(imported.has('koa')).toBe(true); // the scan sees imports at all
-    expect(runtimeImports("import type { X } from 'jest';\nimport { y } from 'jose';\nawait import('fast-check');")).toEqual(new Set(['jose', 'fast-check']));
+    expect(runtimeImports("import type { X } from 'jest';\nimport { y } from 'jose';\nawait import('fast-check');")).toEqual(
+      new Set(['jose', 'fast-check']),
+    );
     expect([...imported].filter((name) => name in packageJson.devDependencies)).toEqual([]);
   });
 
-  test('runs `serve` from the package\'s bin entry, as a user other than root, with NODE_ENV=production', () => {
+  test("runs `serve` from the package's bin entry, as a user other than root, with NODE_ENV=production", () => {
     const cmd = all(runtime, 'CMD').at(-1);
     expect(cmd).toBeDefined();
     expect(execForm(cmd!.args)).toEqual(['node', packageJson.bin.idp, 'serve']);
@@ -248,13 +290,22 @@ describe('Dockerfile', () => {
   });
 
   test('every path copied from the build context exists and is not excluded by .dockerignore', () => {
-    const ignored = read('.dockerignore').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
-    const sources = dockerfile.flatMap((stage) => copiesOf(stage).filter((copy) => !copy.from).flatMap((copy) => copy.sources));
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'));
+    const sources = dockerfile.flatMap((stage) =>
+      copiesOf(stage)
+        .filter((copy) => !copy.from)
+        .flatMap((copy) => copy.sources),
+    );
     expect(sources.length).toBeGreaterThan(0);
     for (const source of sources) {
       expect({ source, exists: existsSync(path.join(ROOT, source)) }).toEqual({ source, exists: true });
       const normalized = path.posix.normalize(source);
-      const excludedBy = ignored.filter((pattern) => !pattern.startsWith('!') && globToRegExp(pattern.replace(/^\/+|\/+$/g, '')).test(normalized));
+      const excludedBy = ignored.filter(
+        (pattern) => !pattern.startsWith('!') && globToRegExp(pattern.replace(/^\/+|\/+$/g, '')).test(normalized),
+      );
       expect({ source, excludedBy }).toEqual({ source, excludedBy: [] });
     }
   });
@@ -282,7 +333,9 @@ describe('Dockerfile', () => {
 
 describe('.dockerignore', () => {
   test('keeps dependencies, builds, local data, secrets and version control out of the build context', () => {
-    const patterns = read('.dockerignore').split('\n').map((line) => line.trim().replace(/^\/+|\/+$/g, ''));
+    const patterns = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim().replace(/^\/+|\/+$/g, ''));
     for (const pattern of ['node_modules', 'dist', 'var', '.git', '.env', 'config/local*.yaml']) expect(patterns).toContain(pattern);
   });
 });
@@ -291,21 +344,33 @@ describe('.dockerignore', () => {
 
 /** Compose's interpolation: $$, $NAME, ${NAME}, ${NAME:-default}, ${NAME-default}, ${NAME:?error}, ${NAME?error}, ${NAME:+alt}. */
 function interpolate(value: string, env: Record<string, string | undefined>): string {
-  return value.replace(/\$(?:(\$)|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|)/g, (match, escaped, bare, name, operator, operand) => {
-    if (escaped) return '$';
-    if (bare) return env[bare] ?? '';
-    if (!name) throw new Error(`invalid interpolation in ${JSON.stringify(value)}`);
-    const current = env[name];
-    if (operand) operand = interpolate(operand, env); // compose interpolates defaults and messages too
-    const unset = operator?.startsWith(':') ? !current : current === undefined;
-    switch (operator) {
-      case undefined: return current ?? '';
-      case ':-': case '-': return unset ? operand : current!;
-      case ':?': case '?': if (unset) throw new Error(`${name}: ${operand}`); return current!;
-      case ':+': case '+': return unset ? '' : operand;
-      default: throw new Error(`invalid interpolation ${match}`);
-    }
-  });
+  return value.replace(
+    /\$(?:(\$)|([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|)/g,
+    (match, escaped, bare, name, operator, operand) => {
+      if (escaped) return '$';
+      if (bare) return env[bare] ?? '';
+      if (!name) throw new Error(`invalid interpolation in ${JSON.stringify(value)}`);
+      const current = env[name];
+      if (operand) operand = interpolate(operand, env); // compose interpolates defaults and messages too
+      const unset = operator?.startsWith(':') ? !current : current === undefined;
+      switch (operator) {
+        case undefined:
+          return current ?? '';
+        case ':-':
+        case '-':
+          return unset ? operand : current!;
+        case ':?':
+        case '?':
+          if (unset) throw new Error(`${name}: ${operand}`);
+          return current!;
+        case ':+':
+        case '+':
+          return unset ? '' : operand;
+        default:
+          throw new Error(`invalid interpolation ${match}`);
+      }
+    },
+  );
 }
 
 function interpolateDeep(value: unknown, env: Record<string, string | undefined>): unknown {
@@ -316,8 +381,13 @@ function interpolateDeep(value: unknown, env: Record<string, string | undefined>
 }
 
 interface Service {
-  image?: string; build?: string | { context: string }; command?: string[] | string; environment?: Record<string, string | number | boolean | null> | string[];
-  ports?: string[]; volumes?: string[]; depends_on?: Record<string, { condition?: string }> | string[];
+  image?: string;
+  build?: string | { context: string };
+  command?: string[] | string;
+  environment?: Record<string, string | number | boolean | null> | string[];
+  ports?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition?: string }> | string[];
   healthcheck?: { test?: string[] | string; disable?: boolean };
 }
 const composeText = read('compose.yaml');
@@ -329,14 +399,15 @@ const dotEnv = { SECRET_KEY: 'a'.repeat(64) };
 function environmentOf(service: Service, env: Record<string, string | undefined> = dotEnv): Record<string, string> {
   const raw = Array.isArray(service.environment)
     ? Object.fromEntries(service.environment.map((entry) => [entry.split('=')[0], entry.split('=').slice(1).join('=')]))
-    : service.environment ?? {};
+    : (service.environment ?? {});
   return Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, interpolate(String(value ?? ''), env)]));
 }
 
 /** config/ as the image has it: .dockerignore keeps a developer's config/local*.yaml out. */
 function imageConfigDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'idp-image-config-'));
-  for (const file of readdirSync(path.join(ROOT, 'config')).filter((name) => !/^local/.test(name))) copyFileSync(path.join(ROOT, 'config', file), path.join(dir, file));
+  for (const file of readdirSync(path.join(ROOT, 'config')).filter((name) => !/^local/.test(name)))
+    copyFileSync(path.join(ROOT, 'config', file), path.join(dir, file));
   return dir;
 }
 
@@ -344,9 +415,14 @@ function imageConfigDir(): string {
 function effectiveSettings(env: Record<string, string>): Promise<{ code: number | null; settings?: Plain; stderr: string }> {
   const configDir = imageConfigDir();
   const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_CONFIG_DIR: configDir, ...env };
-  const script = "const { loadSettings } = await import('./src/settings/load.ts'); process.stdout.write(JSON.stringify(await loadSettings({ readOnly: true })));";
+  const script =
+    "const { loadSettings } = await import('./src/settings/load.ts'); process.stdout.write(JSON.stringify(await loadSettings({ readOnly: true })));";
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -401,7 +477,14 @@ describe('compose.yaml', () => {
     expect(test[3]).toContain(`http://127.0.0.1:${port}/-/health/ready/`);
     const script = test[3]!.replace(`127.0.0.1:${port}/`, '127.0.0.1:PORT/');
     let redisUp = true;
-    const server = await healthServer([{ name: 'redis', check: async () => { if (!redisUp) throw new Error('down'); } }]);
+    const server = await healthServer([
+      {
+        name: 'redis',
+        check: async () => {
+          if (!redisUp) throw new Error('down');
+        },
+      },
+    ]);
     try {
       const at = script.replace('PORT', String(server.port));
       expect(await runNode(at, {})).toBe(0);
@@ -424,7 +507,7 @@ describe('compose.yaml', () => {
     }
   });
 
-  test('with the image\'s environment, app\'s and worker\'s settings load in production: PostgreSQL, Redis, no in-process workers', async () => {
+  test("with the image's environment, app's and worker's settings load in production: PostgreSQL, Redis, no in-process workers", async () => {
     for (const name of ['app', 'worker']) {
       const env = { ...envOf(runtime), ...environmentOf(services[name]!) }; // compose's environment wins over the image's ENV
       const { code, settings, stderr } = await effectiveSettings(env);

@@ -16,7 +16,9 @@ const light = variables(/:root\s*\{([^}]*)\}/.exec(css)![1]!);
 const dark = { ...light, ...variables(/prefers-color-scheme:\s*dark\)\s*\{\s*:root\s*\{([^}]*)\}/.exec(css)![1]!) };
 
 const luminance = (hex: string) => {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  const [r, g, b] = [1, 3, 5]
+    .map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+    .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
   return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
 };
 const contrast = (a: string, b: string) => {
@@ -24,14 +26,27 @@ const contrast = (a: string, b: string) => {
   return (high! + 0.05) / (low! + 0.05);
 };
 
-describe.each([['light', light], ['dark', dark]] as const)('%s mode', (_mode, colours) => {
+describe.each([
+  ['light', light],
+  ['dark', dark],
+] as const)('%s mode', (_mode, colours) => {
   test.each([
-    ['text', 'card'], ['text', 'bg'], ['muted', 'card'], ['link', 'card'], ['error', 'card'], ['ok', 'card'], ['button-text', 'button'],
+    ['text', 'card'],
+    ['text', 'bg'],
+    ['muted', 'card'],
+    ['link', 'card'],
+    ['error', 'card'],
+    ['ok', 'card'],
+    ['button-text', 'button'],
   ])('%s on %s is at least 4.5:1', (fg, bg) => {
     expect(contrast(colours[fg]!, colours[bg]!)).toBeGreaterThanOrEqual(4.5);
   });
 
-  test.each([['input-border', 'card'], ['link', 'card'], ['link', 'bg']])('%s (input border, focus ring) on %s is at least 3:1', (fg, bg) => {
+  test.each([
+    ['input-border', 'card'],
+    ['link', 'card'],
+    ['link', 'bg'],
+  ])('%s (input border, focus ring) on %s is at least 3:1', (fg, bg) => {
     expect(contrast(colours[fg]!, colours[bg]!)).toBeGreaterThanOrEqual(3);
   });
 });

@@ -13,7 +13,11 @@ import { LISTENER_NAME } from '../../src/store/change-feed.js';
 /** Both replicas' caches are live once their connections listen (until then they read through, which proves less). */
 async function waitForListeners(db: TestDatabase, count: number) {
   for (let tries = 0; tries < 500; tries += 1) {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where application_name = ${LISTENER_NAME} and datname = current_database()`.execute(db.database.db);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pg_stat_activity where application_name = ${LISTENER_NAME} and datname = current_database()`.execute(
+      db.database.db,
+    );
     if (rows[0]!.n >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -47,19 +51,30 @@ describe.each(engines)('two replicas (%s)', (engine) => {
   }
   const userinfo = (server: OidcTestServer, token: string) =>
     fetch(`${server.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
-  const refresh = (server: OidcTestServer, token: string) => fetch(`${server.url}/application/o/token/`, {
-    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: wiki.client_id, client_secret: wiki.client_secret }).toString(),
-  }).then(async (r) => ({ status: r.status, body: await r.json() }));
-  const revoke = (server: OidcTestServer, token: string) => fetch(`${server.url}/application/o/revoke/`, {
-    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token, client_id: wiki.client_id, client_secret: wiki.client_secret }).toString(),
-  }).then((r) => r.status);
+  const refresh = (server: OidcTestServer, token: string) =>
+    fetch(`${server.url}/application/o/token/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: wiki.client_id,
+        client_secret: wiki.client_secret,
+      }).toString(),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const revoke = (server: OidcTestServer, token: string) =>
+    fetch(`${server.url}/application/o/revoke/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: wiki.client_id, client_secret: wiki.client_secret }).toString(),
+    }).then((r) => r.status);
 
-  const introspect = (server: OidcTestServer, token: string) => fetch(`${server.url}/application/o/introspect/`, {
-    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token, client_id: wiki.client_id, client_secret: wiki.client_secret }).toString(),
-  }).then((r) => r.json() as Promise<{ active: boolean }>);
+  const introspect = (server: OidcTestServer, token: string) =>
+    fetch(`${server.url}/application/o/introspect/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: wiki.client_id, client_secret: wiki.client_secret }).toString(),
+    }).then((r) => r.json() as Promise<{ active: boolean }>);
 
   test('an access token revoked at one replica is refused by the other at once', async () => {
     const { tokens } = await signedIn();
@@ -113,7 +128,7 @@ describe.each(engines)('two replicas (%s)', (engine) => {
     expect((await refresh(b, tokens.refresh_token)).body.error).toBe('invalid_grant');
   });
 
-  test('a user removed from the access group through one replica can no longer use the other\'s tokens', async () => {
+  test("a user removed from the access group through one replica can no longer use the other's tokens", async () => {
     const { user, tokens } = await signedIn();
     const fresh = await refresh(b, tokens.refresh_token);
     expect(fresh.status).toBe(200);

@@ -26,7 +26,16 @@ describePostgres('database round trips per hot request (postgres)', () => {
     const { url, drop } = await createPostgresDatabase();
     const database = await openDatabase({ url, onQuery: (sql) => recording && statements.push(sql) });
     await migrateToLatest(database.db);
-    const db = { engine: 'postgres' as const, database, url, store: createStore(database.db), close: async () => { await database.close(); await drop(); } };
+    const db = {
+      engine: 'postgres' as const,
+      database,
+      url,
+      store: createStore(database.db),
+      close: async () => {
+        await database.close();
+        await drop();
+      },
+    };
     idp = await startOidcServer('postgres', 'http://127.0.0.1:1/cb', [{ slug: 'wiki', access_group: 'staff' }], { db });
     const user = await idp.user({ groups: [await idp.groupUuid('staff')] });
     browser = new CookieClient();
@@ -46,7 +55,9 @@ describePostgres('database round trips per hot request (postgres)', () => {
     const body = await response.json();
     recording = false;
     const sql = [...statements];
-    console.log(`${response.url.replace(idp.url, '')}: ${sql.length} statements\n  ${sql.map((s) => s.replace(/\s+/g, ' ').slice(0, 140)).join('\n  ')}`);
+    console.log(
+      `${response.url.replace(idp.url, '')}: ${sql.length} statements\n  ${sql.map((s) => s.replace(/\s+/g, ' ').slice(0, 140)).join('\n  ')}`,
+    );
     return { status: response.status, body, sql };
   }
   const tokenLookups = (sql: string[]) => sql.filter((s) => /from "oidc_payloads"/.test(s) && /"model" = \$1/.test(s)).length;
@@ -58,7 +69,8 @@ describePostgres('database round trips per hot request (postgres)', () => {
   });
 
   test('UserInfo: nothing read, the replica issued the token and keeps it, the grant and the user', async () => {
-    const userinfo = () => recorded(() => fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } }));
+    const userinfo = () =>
+      recorded(() => fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } }));
     const first = await userinfo();
     expect(first.status).toBe(200);
     expect(first.body.email).toEqual(expect.any(String));
@@ -66,10 +78,13 @@ describePostgres('database round trips per hot request (postgres)', () => {
   });
 
   test('a refresh grant at the replica that issued the refresh token: one write (its consume and the new tokens, one statement)', async () => {
-    const { status, body, sql } = await recorded(() => fetch(`${idp.url}/application/o/token/`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).toString(),
-    }));
+    const { status, body, sql } = await recorded(() =>
+      fetch(`${idp.url}/application/o/token/`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).toString(),
+      }),
+    );
     expect(status).toBe(200);
     tokens = body;
     expect(sql).toHaveLength(1);
@@ -77,17 +92,25 @@ describePostgres('database round trips per hot request (postgres)', () => {
   });
 
   test('with the cache off (database.cache_entries 0) UserInfo still reads its token once: token, grant, user with groups; a refresh reads its token', async () => {
-    const uncached = await startOidcServer('postgres', 'http://127.0.0.1:1/cb', [{ slug: 'wiki', access_group: 'staff' }], { db: idp.db, overrides: { database: { cache_entries: 0 } } });
+    const uncached = await startOidcServer('postgres', 'http://127.0.0.1:1/cb', [{ slug: 'wiki', access_group: 'staff' }], {
+      db: idp.db,
+      overrides: { database: { cache_entries: 0 } },
+    });
     try {
-      const { status, sql } = await recorded(() => fetch(`${uncached.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } }));
+      const { status, sql } = await recorded(() =>
+        fetch(`${uncached.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.access_token}` } }),
+      );
       expect(status).toBe(200);
       expect(sql).toHaveLength(3);
       expect(tokenLookups(sql)).toBe(2); // AccessToken and Grant, each once
       expect(sql.filter((s) => /from "users"/.test(s) && /"memberships"/.test(s))).toHaveLength(1);
-      const refreshed = await recorded(() => fetch(`${uncached.url}/application/o/token/`, {
-        method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).toString(),
-      }));
+      const refreshed = await recorded(() =>
+        fetch(`${uncached.url}/application/o/token/`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }).toString(),
+        }),
+      );
       expect(refreshed.status).toBe(200);
       tokens = refreshed.body;
       expect(refreshed.sql).toHaveLength(4); // refresh token, grant, user with groups; then the one write
@@ -119,7 +142,9 @@ describePostgres('database round trips per hot request (postgres)', () => {
     // The access-group check reads the user with their groups, which the replica then keeps for the code exchange.
     expect(sql.filter((s) => /"memberships"/.test(s))).toHaveLength(1);
     // last_login and the audit event: one statement, no transaction around it.
-    expect(sql.filter((s) => /^with "login" as \(update "users" set "last_login"/.test(s) && /insert into "audit_events"/.test(s))).toHaveLength(1);
+    expect(
+      sql.filter((s) => /^with "login" as \(update "users" set "last_login"/.test(s) && /insert into "audit_events"/.test(s)),
+    ).toHaveLength(1);
     expect(sql.filter((s) => /^(begin|commit)/i.test(s.trim()))).toEqual([]);
     expect(sql).toHaveLength(14);
   });
@@ -164,10 +189,18 @@ describePostgres('database round trips per hot request (postgres)', () => {
     }
     const second = await ssoAuthorize();
 
-    const { status, sql } = await recorded(() => fetch(`${idp.url}/application/o/token/`, {
-      method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: second.code, redirect_uri: idp.apps.wiki!.redirect_uri, code_verifier: second.request.verifier }).toString(),
-    }));
+    const { status, sql } = await recorded(() =>
+      fetch(`${idp.url}/application/o/token/`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: second.code,
+          redirect_uri: idp.apps.wiki!.redirect_uri,
+          code_verifier: second.request.verifier,
+        }).toString(),
+      }),
+    );
     expect(status).toBe(200);
     // The code is kept as issued, the grant as read: the one write, nothing read.
     expect(sql).toHaveLength(1);

@@ -13,7 +13,13 @@ const ACTIONS = ['email', 'password', 'setup', 'mfa', 'enrol', 'finish'] as cons
 type Action = (typeof ACTIONS)[number];
 
 /** Where a run starts: the page of that step, reached the way a person would, with its genuine hidden fields. */
-interface Step { http: CookieClient; app: 'wiki' | 'vault'; page: HttpResponse; base: string; fields: Record<string, string> }
+interface Step {
+  http: CookieClient;
+  app: 'wiki' | 'vault';
+  page: HttpResponse;
+  base: string;
+  fields: Record<string, string>;
+}
 
 describe.each(engines)('sign-in form properties (%s)', (engine) => {
   let idp: OidcTestServer;
@@ -64,97 +70,173 @@ describe.each(engines)('sign-in form properties (%s)', (engine) => {
   test('random fields posted to every step: a page of the layout or a redirect, never a 5xx, never a sign-in without the real password', async () => {
     const name = fc.oneof(
       { weight: 8, arbitrary: fc.constantFrom('email', 'password', 'code', 'confirmation', 'ticket', 'username') },
-      { weight: 1, arbitrary: fc.constantFrom('email[]', 'email[toString]', 'csrf[]', 'ticket[a]', '__proto__[x]', 'password[length]', ...PROTOTYPE_KEYS) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          'email[]',
+          'email[toString]',
+          'csrf[]',
+          'ticket[a]',
+          '__proto__[x]',
+          'password[length]',
+          ...PROTOTYPE_KEYS,
+        ),
+      },
       { weight: 1, arbitrary: anyText(10, 0) },
     );
     const value = fc.oneof(
-      { weight: 3, arbitrary: fc.constantFrom('$EMAIL', '$FRESH', '$INACTIVE', ' $EMAIL ', PASSWORD, `${PASSWORD} `, '$TICKET', '$TICKET.x', '123456', '000000', ' 123 456 ') },
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom(
+          '$EMAIL',
+          '$FRESH',
+          '$INACTIVE',
+          ' $EMAIL ',
+          PASSWORD,
+          `${PASSWORD} `,
+          '$TICKET',
+          '$TICKET.x',
+          '123456',
+          '000000',
+          ' 123 456 ',
+        ),
+      },
       { weight: 1, arbitrary: fc.emailAddress() },
       { weight: 5, arbitrary: anyText(40, 20_000) },
     );
     const post = fc.record({
       // Enrolment pages draw a QR code (the slow part of a run): those steps are started less often.
-      start: fc.oneof({ weight: 3, arbitrary: fc.constantFrom<Action>('email', 'password', 'mfa') }, { weight: 2, arbitrary: fc.constant<Action>('setup') },
-        { weight: 1, arbitrary: fc.constantFrom<Action>('enrol', 'finish') }),
+      start: fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom<Action>('email', 'password', 'mfa') },
+        { weight: 2, arbitrary: fc.constant<Action>('setup') },
+        { weight: 1, arbitrary: fc.constantFrom<Action>('enrol', 'finish') },
+      ),
       slug: fc.constantFrom('wiki', 'vault') as fc.Arbitrary<'wiki' | 'vault'>,
       // Mostly the step's own action; sometimes another step's, or a path that names no interaction.
-      target: fc.oneof({ weight: 6, arbitrary: fc.constant('own') }, { weight: 2, arbitrary: fc.constantFrom(...ACTIONS) },
-        { weight: 1, arbitrary: fc.constantFrom('other-uid', 'other-slug', 'email/x') }),
+      target: fc.oneof(
+        { weight: 6, arbitrary: fc.constant('own') },
+        { weight: 2, arbitrary: fc.constantFrom(...ACTIONS) },
+        { weight: 1, arbitrary: fc.constantFrom('other-uid', 'other-slug', 'email/x') },
+      ),
       fields: fc.array(fc.tuple(name, value, fc.boolean()), { maxLength: 6 }),
       csrf: fc.constantFrom('right', 'right', 'right', 'missing', 'random', 'other flow', 'twice'),
       junk: fc.option(fc.constantFrom(...RAW_PIECES), { nil: undefined, freq: 6 }),
-      type: fc.oneof({ weight: 8, arbitrary: fc.constant('application/x-www-form-urlencoded') },
-        { weight: 1, arbitrary: fc.constantFrom('application/json', 'text/plain', 'multipart/form-data; boundary=x', '', 'application/x-www-form-urlencoded; charset=bogus') }),
+      type: fc.oneof(
+        { weight: 8, arbitrary: fc.constant('application/x-www-form-urlencoded') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            'application/json',
+            'text/plain',
+            'multipart/form-data; boundary=x',
+            '',
+            'application/x-www-form-urlencoded; charset=bogus',
+          ),
+        },
+      ),
     });
 
-    await fc.assert(fc.asyncProperty(post, async ({ start, slug, target, fields, csrf, junk, type }) => {
-      const step = await reach(start, slug);
-      const ticket = step.fields.ticket ?? '';
-      const fill = (text: string) => text.replace(/\$(EMAIL|FRESH|INACTIVE)/g, (key) => pool[key]!).replace(/\$TICKET/g, ticket);
+    await fc.assert(
+      fc.asyncProperty(post, async ({ start, slug, target, fields, csrf, junk, type }) => {
+        const step = await reach(start, slug);
+        const ticket = step.fields.ticket ?? '';
+        const fill = (text: string) => text.replace(/\$(EMAIL|FRESH|INACTIVE)/g, (key) => pool[key]!).replace(/\$TICKET/g, ticket);
 
-      // The form as its page has it, then the random fields: added beside or put in place of a field of that name.
-      let pairs: Array<[string, string]> = Object.entries(step.fields).filter(([key]) => key !== 'csrf');
-      for (const [key, raw, replace] of fields) {
-        if (replace) pairs = pairs.filter(([k]) => k !== key);
-        pairs.push([key, fill(raw)]);
-      }
-      const csrfValue = { right: step.fields.csrf!, twice: step.fields.csrf!, random: 'x'.repeat(43), 'other flow': csrfOfOtherFlows.at(-1)!, missing: undefined }[csrf];
-      if (csrfValue !== undefined) pairs.push(['csrf', csrfValue]);
-      if (csrf === 'twice') pairs.push(['csrf', step.fields.csrf!]);
-      csrfOfOtherFlows.push(step.fields.csrf!);
+        // The form as its page has it, then the random fields: added beside or put in place of a field of that name.
+        let pairs: Array<[string, string]> = Object.entries(step.fields).filter(([key]) => key !== 'csrf');
+        for (const [key, raw, replace] of fields) {
+          if (replace) pairs = pairs.filter(([k]) => k !== key);
+          pairs.push([key, fill(raw)]);
+        }
+        const csrfValue = {
+          right: step.fields.csrf!,
+          twice: step.fields.csrf!,
+          random: 'x'.repeat(43),
+          'other flow': csrfOfOtherFlows.at(-1)!,
+          missing: undefined,
+        }[csrf];
+        if (csrfValue !== undefined) pairs.push(['csrf', csrfValue]);
+        if (csrf === 'twice') pairs.push(['csrf', step.fields.csrf!]);
+        csrfOfOtherFlows.push(step.fields.csrf!);
 
-      const action: Action | undefined = target === 'own' ? start : (ACTIONS as readonly string[]).includes(target) ? (target as Action) : undefined;
-      const uid = step.base.split('/')[4]!;
-      const others: Record<string, string> = {
-        'other-uid': `${step.base.replace(uid, 'x'.repeat(uid.length))}email`, 'other-slug': `${step.base.replace(`/${step.app}/`, '/nope/')}email`,
-        'email/x': `${step.base}email/x`,
-      };
-      const path = action ? `${step.base}${action}` : others[target]!;
-      const body = [...pairs.map(([k, v]) => `${pct(k)}=${pct(v)}`), ...(junk ? [junk] : [])].join('&');
-      const answer = await step.http.request(`${idp.url}${path}`, { body, headers: { 'Content-Type': type } });
+        const action: Action | undefined =
+          target === 'own' ? start : (ACTIONS as readonly string[]).includes(target) ? (target as Action) : undefined;
+        const uid = step.base.split('/')[4]!;
+        const others: Record<string, string> = {
+          'other-uid': `${step.base.replace(uid, 'x'.repeat(uid.length))}email`,
+          'other-slug': `${step.base.replace(`/${step.app}/`, '/nope/')}email`,
+          'email/x': `${step.base}email/x`,
+        };
+        const path = action ? `${step.base}${action}` : others[target]!;
+        const body = [...pairs.map(([k, v]) => `${pct(k)}=${pct(v)}`), ...(junk ? [junk] : [])].join('&');
+        const answer = await step.http.request(`${idp.url}${path}`, { body, headers: { 'Content-Type': type } });
 
-      // Only the real password of the real user at the password step (or on the first page, which takes both) of an
-      // application without MFA, or the last step after an enrolment that really happened (the recovery codes page),
-      // may sign anyone in; each with its csrf.
-      const said = (key: string, test: (v: string) => boolean) => pairs.some(([k, v]) => k === key && test(v));
-      const rightCsrf = said('csrf', (v) => v === step.fields.csrf) && csrf !== 'random' && csrf !== 'other flow';
-      const mayComplete = rightCsrf && (
-        ((action === 'password' || action === 'email') && step.app === 'wiki' && said('password', (v) => v === PASSWORD) && said('email', (v) => v.trim().toLowerCase() === pool.$EMAIL))
-        || (action === 'finish' && start === 'finish' && said('ticket', (v) => v === ticket)));
+        // Only the real password of the real user at the password step (or on the first page, which takes both) of an
+        // application without MFA, or the last step after an enrolment that really happened (the recovery codes page),
+        // may sign anyone in; each with its csrf.
+        const said = (key: string, test: (v: string) => boolean) => pairs.some(([k, v]) => k === key && test(v));
+        const rightCsrf = said('csrf', (v) => v === step.fields.csrf) && csrf !== 'random' && csrf !== 'other flow';
+        const mayComplete =
+          rightCsrf &&
+          (((action === 'password' || action === 'email') &&
+            step.app === 'wiki' &&
+            said('password', (v) => v === PASSWORD) &&
+            said('email', (v) => v.trim().toLowerCase() === pool.$EMAIL)) ||
+            (action === 'finish' && start === 'finish' && said('ticket', (v) => v === ticket)));
 
-      expect(answer.status).toBeLessThan(500);
-      const end = answer.status >= 300 && answer.status < 400 ? await step.http.follow(answer, CALLBACK) : answer;
-      if (end instanceof URL) {
-        if (end.searchParams.has('code')) expect(mayComplete).toBe(true);
-      } else {
-        expect(end.status).toBeLessThan(500);
-        expect(pageProblem(end.status, end.headers.get('content-type'), end.text)).toBeUndefined();
-      }
+        expect(answer.status).toBeLessThan(500);
+        const end = answer.status >= 300 && answer.status < 400 ? await step.http.follow(answer, CALLBACK) : answer;
+        if (end instanceof URL) {
+          if (end.searchParams.has('code')) expect(mayComplete).toBe(true);
+        } else {
+          expect(end.status).toBeLessThan(500);
+          expect(pageProblem(end.status, end.headers.get('content-type'), end.text)).toBeUndefined();
+        }
 
-      // Whatever the page said: this browser has a session only if the sign-in was allowed to complete.
-      const silent = await step.http.follow(await step.http.request((await pkceRequest(idp.apps[step.app]!, idp.url, { prompt: 'none' })).url.href), CALLBACK);
-      expect(silent).toBeInstanceOf(URL);
-      if ((silent as URL).searchParams.has('code')) expect(mayComplete).toBe(true);
-    }), { numRuns: NUM_RUNS });
+        // Whatever the page said: this browser has a session only if the sign-in was allowed to complete.
+        const silent = await step.http.follow(
+          await step.http.request((await pkceRequest(idp.apps[step.app]!, idp.url, { prompt: 'none' })).url.href),
+          CALLBACK,
+        );
+        expect(silent).toBeInstanceOf(URL);
+        if ((silent as URL).searchParams.has('code')) expect(mayComplete).toBe(true);
+      }),
+      { numRuns: NUM_RUNS },
+    );
   });
 
   test('any method on the sign-in addresses, with or without a live interaction: a page of the layout, never a 5xx or plain text', async () => {
     const live = await reach('email', 'wiki');
     const uid = live.base.split('/')[4]!;
     const path = fc.oneof(
-      fc.tuple(fc.constantFrom('wiki', 'vault', 'nope'), fc.constantFrom(uid, 'x'.repeat(uid.length), ''), fc.constantFrom('', ...ACTIONS, 'email/x'))
+      fc
+        .tuple(
+          fc.constantFrom('wiki', 'vault', 'nope'),
+          fc.constantFrom(uid, 'x'.repeat(uid.length), ''),
+          fc.constantFrom('', ...ACTIONS, 'email/x'),
+        )
         .map(([app, id, action]) => `/if/flow/${app}/${id}/${action}`),
       fc.oneof(fc.constantFrom('abc', 'x'.repeat(43)), anyText(20, 0)).map((token) => `/if/recovery/${pct(token)}/`),
     );
-    const request = fc.record({ path, method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'), body: fc.option(fc.constant(`csrf=${live.fields.csrf}&email=${pct(pool.$EMAIL!)}`), { nil: undefined }) });
+    const request = fc.record({
+      path,
+      method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'),
+      body: fc.option(fc.constant(`csrf=${live.fields.csrf}&email=${pct(pool.$EMAIL!)}`), { nil: undefined }),
+    });
 
-    await fc.assert(fc.asyncProperty(request, async ({ path, method, body }) => {
-      const withBody = body !== undefined && !['GET', 'OPTIONS'].includes(method);
-      const answer = await live.http.request(`${idp.url}${path}`, { method, ...(withBody ? { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } } : {}) });
-      expect(answer.status).toBeLessThan(500);
-      if (answer.status >= 300 && answer.status < 400) return;
-      if (method === 'OPTIONS' && answer.status === 200 && answer.text === '') return; // an Allow answer has no page
-      expect(pageProblem(answer.status, answer.headers.get('content-type'), answer.text)).toBeUndefined();
-    }), { numRuns: NUM_RUNS });
+    await fc.assert(
+      fc.asyncProperty(request, async ({ path, method, body }) => {
+        const withBody = body !== undefined && !['GET', 'OPTIONS'].includes(method);
+        const answer = await live.http.request(`${idp.url}${path}`, {
+          method,
+          ...(withBody ? { body, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } } : {}),
+        });
+        expect(answer.status).toBeLessThan(500);
+        if (answer.status >= 300 && answer.status < 400) return;
+        if (method === 'OPTIONS' && answer.status === 200 && answer.text === '') return; // an Allow answer has no page
+        expect(pageProblem(answer.status, answer.headers.get('content-type'), answer.text)).toBeUndefined();
+      }),
+      { numRuns: NUM_RUNS },
+    );
   });
 });

@@ -43,7 +43,12 @@ describe.each(engines)('access group on every grant (%s)', (engine) => {
 
   const refresh = (slug: string, refreshToken: string) => {
     const app = idp.apps[slug]!;
-    return postToken(idp.url, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: app.client_id, client_secret: app.client_secret });
+    return postToken(idp.url, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
   };
   const userinfo = async (accessToken: string) =>
     (await fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${accessToken}` } })).status;
@@ -131,18 +136,21 @@ describe.each(engines)('access group on every grant (%s)', (engine) => {
     expect(JSON.parse(Buffer.from(tokens.body.id_token.split('.')[1], 'base64url').toString()).sub).toBe(b.uuid);
   });
 
-  test.each<Record<string, string>>([{ prompt: 'login' }, { max_age: '0' }])('signed in as a user outside the access group, %o lets a member sign in', async (extra) => {
-    const outsider = await idp.user();
-    const member = await idp.user({ groups: [await idp.groupUuid('crm-users')] });
-    const http = new CookieClient();
-    await signedIn('wiki', outsider.email, http);
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // max_age=0: the session is older than 0 s
-    const { request, landed } = await authorize(http, 'crm', extra);
-    const done = await signInOnPage(landed, http, 'crm', member.email);
-    if (!(done instanceof URL)) throw new Error('no callback');
-    expect(done.searchParams.get('code')).toEqual(expect.any(String));
-    expect((await redeemCode(idp.apps.crm!, idp.url, { request, callback: done })).status).toBe(200);
-  });
+  test.each<Record<string, string>>([{ prompt: 'login' }, { max_age: '0' }])(
+    'signed in as a user outside the access group, %o lets a member sign in',
+    async (extra) => {
+      const outsider = await idp.user();
+      const member = await idp.user({ groups: [await idp.groupUuid('crm-users')] });
+      const http = new CookieClient();
+      await signedIn('wiki', outsider.email, http);
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // max_age=0: the session is older than 0 s
+      const { request, landed } = await authorize(http, 'crm', extra);
+      const done = await signInOnPage(landed, http, 'crm', member.email);
+      if (!(done instanceof URL)) throw new Error('no callback');
+      expect(done.searchParams.get('code')).toEqual(expect.any(String));
+      expect((await redeemCode(idp.apps.crm!, idp.url, { request, callback: done })).status).toBe(200);
+    },
+  );
 
   test('an access group named with İ admits its members, and not the members of a group only JavaScript would confuse with it', async () => {
     const hr = (await idp.store.groups.findByName(HR))!;

@@ -21,7 +21,9 @@ describe.each(engines)('security checklist: input (%s)', (engine) => {
     beforeAll(async () => {
       s = await startTestServer(engine);
       for (const [i, name] of USERS.entries()) {
-        const created = await s.api('/api/v3/core/users/', { json: { username: `meta${i}@example.com`, email: `meta${i}@example.com`, name } });
+        const created = await s.api('/api/v3/core/users/', {
+          json: { username: `meta${i}@example.com`, email: `meta${i}@example.com`, name },
+        });
         expect(created.status).toBe(201);
         users[name] = created.body.pk;
       }
@@ -93,7 +95,10 @@ describe.each(engines)('security checklist: input (%s)', (engine) => {
     beforeAll(async () => {
       idp = await startOidcServer(engine, 'http://127.0.0.1:1/callback', [{ slug: 'wiki' }], {
         // bcrypt at a cost where a skipped verification would stand out in the printed medians (tests default to 4).
-        overrides: { passwords: { bcrypt_cost: 10 }, rate_limits: { account_failures: 1000, account_failures_all_addresses: 1000, ip_per_minute: 100000 } },
+        overrides: {
+          passwords: { bcrypt_cost: 10 },
+          rate_limits: { account_failures: 1000, account_failures_all_addresses: 1000, ip_per_minute: 100000 },
+        },
       });
     });
     afterAll(async () => idp?.close());
@@ -127,7 +132,9 @@ describe.each(engines)('security checklist: input (%s)', (engine) => {
       const form = formOf(await emailPage(http)); // one interaction: same uid and csrf in every answer
       const answers = [];
       for (const email of [known, unknown, inactive]) {
-        answers.push(withoutEmail(await http.request(form.action, { form: { ...form.fields, email, password: `wrong ${PASSWORD}` } }), email));
+        answers.push(
+          withoutEmail(await http.request(form.action, { form: { ...form.fields, email, password: `wrong ${PASSWORD}` } }), email),
+        );
       }
       expect(answers[0]!.status).toBe(400);
       expect(answers[0]!.body).toContain('Incorrect e-mail or password.');
@@ -147,15 +154,20 @@ describe.each(engines)('security checklist: input (%s)', (engine) => {
       const timings: Record<'known' | 'unknown', number[]> = { known: [], unknown: [] };
       const answers: Record<'known' | 'unknown', Array<{ status: number; body: string }>> = { known: [], unknown: [] };
       for (let i = 0; i < 30; i++) {
-        for (const [kind, email] of [['known', known], ['unknown', unknown]] as const) {
+        for (const [kind, email] of [
+          ['known', known],
+          ['unknown', unknown],
+        ] as const) {
           const started = performance.now();
           const answer = await http.request(password, { form: { ...form.fields, email, password: `wrong ${PASSWORD} ${i}` } });
           timings[kind].push(performance.now() - started);
           answers[kind].push(withoutEmail(answer, email));
         }
       }
-      console.log(`[${engine}] wrong password, median of 30: known e-mail ${median(timings.known).toFixed(1)} ms, `
-        + `unknown e-mail ${median(timings.unknown).toFixed(1)} ms (reported only; bcrypt cost ${idp.settings.passwords.bcrypt_cost})`);
+      console.log(
+        `[${engine}] wrong password, median of 30: known e-mail ${median(timings.known).toFixed(1)} ms, ` +
+          `unknown e-mail ${median(timings.unknown).toFixed(1)} ms (reported only; bcrypt cost ${idp.settings.passwords.bcrypt_cost})`,
+      );
 
       const first = answers.known[0]!;
       expect(first.status).toBe(400);

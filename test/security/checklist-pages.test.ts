@@ -58,18 +58,33 @@ describe.each(engines)('security checklist: pages and headers (%s)', (engine) =>
       const request = await pkceRequest(wiki, idp.url);
       const callback = await signInWith(http, request, CALLBACK, user.email, PASSWORD);
       const token = await get('/application/o/token/', {
-        method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
-          grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: CALLBACK,
-          client_id: wiki.client_id, client_secret: wiki.client_secret, code_verifier: request.verifier,
+          grant_type: 'authorization_code',
+          code: callback.searchParams.get('code')!,
+          redirect_uri: CALLBACK,
+          client_id: wiki.client_id,
+          client_secret: wiki.client_secret,
+          code_verifier: request.verifier,
         }),
       });
       const tokens = JSON.parse(token.text);
       keep('token response', 'no-store', token);
-      keep('token error', 'no-store', await get('/application/o/token/', {
-        method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'nope', client_id: wiki.client_id, client_secret: wiki.client_secret }),
-      }));
+      keep(
+        'token error',
+        'no-store',
+        await get('/application/o/token/', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'refresh_token',
+            refresh_token: 'nope',
+            client_id: wiki.client_id,
+            client_secret: wiki.client_secret,
+          }),
+        }),
+      );
       keep('UserInfo', 'no-store', await get('/application/o/userinfo/', { headers: { Authorization: `Bearer ${tokens.access_token}` } }));
       keep('UserInfo 401', 'no-store', await get('/application/o/userinfo/', { headers: { Authorization: 'Bearer nope' } }));
 
@@ -88,8 +103,16 @@ describe.each(engines)('security checklist: pages and headers (%s)', (engine) =>
       const signedOut = await http.follow(await submit(http, confirm, {}));
       if (!(signedOut instanceof URL)) keep('signed-out page', 'page', signedOut);
       // The engine answers its errors in JSON unless the client prefers HTML, as browsers do.
-      keep('sign-out error page', 'page', await get('/application/o/wiki/end-session/?id_token_hint=not-a-jwt', { headers: { Accept: BROWSER_ACCEPT } }));
-      keep('sign-out page without a session', 'page', await get('/application/o/wiki/end-session/', { headers: { Accept: BROWSER_ACCEPT } }));
+      keep(
+        'sign-out error page',
+        'page',
+        await get('/application/o/wiki/end-session/?id_token_hint=not-a-jwt', { headers: { Accept: BROWSER_ACCEPT } }),
+      );
+      keep(
+        'sign-out page without a session',
+        'page',
+        await get('/application/o/wiki/end-session/', { headers: { Accept: BROWSER_ACCEPT } }),
+      );
 
       keep('discovery', 'other', await get('/application/o/wiki/.well-known/openid-configuration'));
       keep('JWKS', 'other', await get('/application/o/wiki/jwks/'));
@@ -105,10 +128,33 @@ describe.each(engines)('security checklist: pages and headers (%s)', (engine) =>
     });
 
     test.each([
-      'e-mail page', 'password page', 'wrong password page', 'CSRF refusal page', 'unknown client page', 'unregistered redirect_uri page',
-      'expired interaction page', 'account switch page', 'automatic sign-out page', 'sign-out confirmation page', 'signed-out page',
-      'sign-out error page', 'sign-out page without a session', 'token response', 'token error', 'UserInfo', 'UserInfo 401', 'discovery', 'JWKS', 'API list', 'API 401',
-      'API 404', 'health live', 'health ready', 'avatar', 'stylesheet', 'unknown path',
+      'e-mail page',
+      'password page',
+      'wrong password page',
+      'CSRF refusal page',
+      'unknown client page',
+      'unregistered redirect_uri page',
+      'expired interaction page',
+      'account switch page',
+      'automatic sign-out page',
+      'sign-out confirmation page',
+      'signed-out page',
+      'sign-out error page',
+      'sign-out page without a session',
+      'token response',
+      'token error',
+      'UserInfo',
+      'UserInfo 401',
+      'discovery',
+      'JWKS',
+      'API list',
+      'API 401',
+      'API 404',
+      'health live',
+      'health ready',
+      'avatar',
+      'stylesheet',
+      'unknown path',
     ])('%s: nosniff, no-referrer, DENY framing; pages: CSP without scripts from elsewhere or framing, no-store', (name) => {
       const entry = seen.get(name);
       expect(entry).toBeDefined();
@@ -120,14 +166,18 @@ describe.each(engines)('security checklist: pages and headers (%s)', (engine) =>
         nosniff: header('x-content-type-options'),
         referrer: header('referrer-policy'),
         framing: header('x-frame-options'),
-        ...(kind === 'page' ? {
-          html: header('content-type')?.split(';')[0],
-          defaultSrc: csp.includes("default-src 'none'"),
-          frameAncestors: csp.includes("frame-ancestors 'none'"),
-          // Scripts by nonce or hash (the automatic sign-out page) or from our own origin (the passkey script and
-          // the WebAuthn library under /static/); never from elsewhere, never 'unsafe-inline'.
-          scriptSrc: /^script-src(( '(nonce|sha256)-[^']+')+| 'self')$/.test(csp.find((d) => d.startsWith('script-src')) ?? "script-src 'nonce-x'"),
-        } : {}),
+        ...(kind === 'page'
+          ? {
+              html: header('content-type')?.split(';')[0],
+              defaultSrc: csp.includes("default-src 'none'"),
+              frameAncestors: csp.includes("frame-ancestors 'none'"),
+              // Scripts by nonce or hash (the automatic sign-out page) or from our own origin (the passkey script and
+              // the WebAuthn library under /static/); never from elsewhere, never 'unsafe-inline'.
+              scriptSrc: /^script-src(( '(nonce|sha256)-[^']+')+| 'self')$/.test(
+                csp.find((d) => d.startsWith('script-src')) ?? "script-src 'nonce-x'",
+              ),
+            }
+          : {}),
         ...(kind !== 'other' ? { noStore: /\bno-store\b/.test(header('cache-control') ?? '') } : {}),
       }).toEqual({
         nosniff: 'nosniff',
@@ -188,7 +238,9 @@ describe.each(engines)('security checklist: pages and headers (%s)', (engine) =>
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ name: NAME, email });
       expect((await idp.api(`/api/v3/core/users/${created.body.pk}/`)).body.name).toBe(NAME);
-      expect((await idp.api(`/api/v3/core/groups/?search=${encodeURIComponent('<script>')}`)).body.results.map((g: { name: string }) => g.name)).toEqual([GROUP]);
+      expect(
+        (await idp.api(`/api/v3/core/groups/?search=${encodeURIComponent('<script>')}`)).body.results.map((g: { name: string }) => g.name),
+      ).toEqual([GROUP]);
       expect((await idp.api(`/api/v3/core/users/${created.body.pk}/set_password/`, { json: { password: PASSWORD } })).status).toBe(204);
 
       const http = new RecordingClient();

@@ -29,7 +29,10 @@ describe.each(engines)('security checklist: protocol (%s)', (engine) => {
   afterAll(async () => idp?.close());
 
   /** A signed-in user's code for `app` (redirect_uri `redirectUri`), with the request that produced it. */
-  async function codeFor(app: TestApp, options: { email?: string; redirectUri?: string; http?: CookieClient; extra?: Record<string, string> } = {}) {
+  async function codeFor(
+    app: TestApp,
+    options: { email?: string; redirectUri?: string; http?: CookieClient; extra?: Record<string, string> } = {},
+  ) {
     const email = options.email ?? (await idp.user()).email;
     const redirectUri = options.redirectUri ?? app.redirect_uri;
     const request = await pkceRequest(app, idp.url, { redirect_uri: redirectUri, ...options.extra });
@@ -41,7 +44,12 @@ describe.each(engines)('security checklist: protocol (%s)', (engine) => {
   async function authorizeWith(redirectUri: string) {
     const request = await pkceRequest(wiki, idp.url, { redirect_uri: redirectUri });
     const response = await fetch(request.url, { redirect: 'manual' });
-    return { status: response.status, location: response.headers.get('location'), type: response.headers.get('content-type'), body: await response.text() };
+    return {
+      status: response.status,
+      location: response.headers.get('location'),
+      type: response.headers.get('content-type'),
+      body: await response.text(),
+    };
   }
 
   describe('redirect_uri exact match', () => {
@@ -133,7 +141,7 @@ describe.each(engines)('security checklist: protocol (%s)', (engine) => {
       expect((await userinfo(idp.url, b.body.access_token)).body).toMatchObject({ sub: bob.uuid, email: bob.email });
     });
 
-    test('only the shared UserInfo answers: the engine\'s per-application paths are not served, for any token', async () => {
+    test("only the shared UserInfo answers: the engine's per-application paths are not served, for any token", async () => {
       const issued = await codeFor(wiki);
       const tokens = await redeem(idp.url, wiki, issued.code, issued.request.verifier);
       expect((await userinfo(idp.url, tokens.body.access_token)).status).toBe(200);
@@ -165,7 +173,7 @@ describe.each(engines)('security checklist: protocol (%s)', (engine) => {
   });
 
   describe('state and nonce', () => {
-    const STATE = 'st "<>&é+/=;%20 \'x\'';
+    const STATE = "st \"<>&é+/=;%20 'x'";
 
     /** Sends the request to its first hop and returns where the browser is sent under `stopAt`. */
     async function landing(request: PkceRequest, stopAt: string, email?: string) {

@@ -53,7 +53,7 @@ describe.each(engines)('security checklist: sessions (%s)', (engine) => {
   }
 
   describe('login CSRF', () => {
-    test('the page\'s own csrf value signs in (the control for the refusals below)', async () => {
+    test("the page's own csrf value signs in (the control for the refusals below)", async () => {
       const user = await idp.user();
       const http = new CookieClient();
       const page = await emailPage(http);
@@ -83,12 +83,17 @@ describe.each(engines)('security checklist: sessions (%s)', (engine) => {
       await expectNobodySignedIn(http, page);
     });
 
-    test.each(['email', 'password', 'setup', 'mfa', 'enrol', 'finish'])('every form route refuses a post without csrf: /%s', async (route) => {
-      const http = new CookieClient();
-      const page = await emailPage(http);
-      const answer = await http.request(formOf(page).action.replace(/email$/, route), { form: { email: 'someone@example.com', code: '123456' } });
-      expectRefusedPage(answer, 403);
-    });
+    test.each(['email', 'password', 'setup', 'mfa', 'enrol', 'finish'])(
+      'every form route refuses a post without csrf: /%s',
+      async (route) => {
+        const http = new CookieClient();
+        const page = await emailPage(http);
+        const answer = await http.request(formOf(page).action.replace(/email$/, route), {
+          form: { email: 'someone@example.com', code: '123456' },
+        });
+        expectRefusedPage(answer, 403);
+      },
+    );
 
     test('the recovery link refuses a post without its csrf and stays unspent; the password is unchanged', async () => {
       const user = await idp.user();

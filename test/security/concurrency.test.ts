@@ -15,7 +15,9 @@ describe.each(engines)('concurrent changes emit once (%s)', (engine) => {
   afterAll(async () => s?.close());
 
   const events = async (type: string, userUuid: string) => {
-    const rows = await sql<{ n: number }>`select count(*)::int as n from outbox where type = ${type} and user_uuid = ${userUuid}`.execute(s.db.database.db);
+    const rows = await sql<{ n: number }>`select count(*)::int as n from outbox where type = ${type} and user_uuid = ${userUuid}`.execute(
+      s.db.database.db,
+    );
     return rows.rows[0]!.n;
   };
   const newUser = async (n: string, groups: string[] = []) =>
@@ -50,8 +52,12 @@ describe.each(engines)('concurrent changes emit once (%s)', (engine) => {
   test('parallel add_user and remove_user of one membership: one event each way', async () => {
     const group = (await s.api('/api/v3/core/groups/', { json: { name: 'racy' } })).body.pk;
     const user = await newUser('membership-racer');
-    expect((await race(5, () => s.api(`/api/v3/core/groups/${group}/add_user/`, { json: { pk: user.pk } }))).map((r) => r.status)).toEqual([204, 204, 204, 204, 204]);
-    expect((await race(5, () => s.api(`/api/v3/core/groups/${group}/remove_user/`, { json: { pk: user.pk } }))).map((r) => r.status)).toEqual([204, 204, 204, 204, 204]);
+    expect((await race(5, () => s.api(`/api/v3/core/groups/${group}/add_user/`, { json: { pk: user.pk } }))).map((r) => r.status)).toEqual([
+      204, 204, 204, 204, 204,
+    ]);
+    expect(
+      (await race(5, () => s.api(`/api/v3/core/groups/${group}/remove_user/`, { json: { pk: user.pk } }))).map((r) => r.status),
+    ).toEqual([204, 204, 204, 204, 204]);
     expect(await events('group_membership_change', user.uuid)).toBe(2);
   });
 });

@@ -55,14 +55,20 @@ describe('sign-in and token endpoint', () => {
 
   test('failed client authentication is throttled per client and address, even for the right secret then', async () => {
     const app = idp.apps.crm!; // the sign-in tests below redeem codes for wiki from this same address
-    const attempt = (secret: string) => postToken(idp.url, { grant_type: 'refresh_token', refresh_token: 'x', client_id: app.client_id, client_secret: secret });
+    const attempt = (secret: string) =>
+      postToken(idp.url, { grant_type: 'refresh_token', refresh_token: 'x', client_id: app.client_id, client_secret: secret });
     for (let i = 0; i < 20; i++) expect((await attempt(`wrong secret ${i}`)).status).toBe(401);
     const refused = await attempt(app.client_secret);
     expect(refused.status).toBe(429);
     expect(refused.body.error).toBe('invalid_client');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     const other = idp.apps.wiki!;
-    const fine = await postToken(idp.url, { grant_type: 'refresh_token', refresh_token: 'x', client_id: other.client_id, client_secret: other.client_secret });
+    const fine = await postToken(idp.url, {
+      grant_type: 'refresh_token',
+      refresh_token: 'x',
+      client_id: other.client_id,
+      client_secret: other.client_secret,
+    });
     expect(fine.body.error).toBe('invalid_grant');
   });
 
@@ -74,10 +80,12 @@ describe('sign-in and token endpoint', () => {
     if (page instanceof URL) throw new Error('no page');
     const form = formOf(page);
     const answer = await http.request(form.action.replace(/email$/, 'password'), {
-      form: { ...form.fields, email, password }, headers: { 'X-Forwarded-For': address },
+      form: { ...form.fields, email, password },
+      headers: { 'X-Forwarded-For': address },
     });
     const reached = await http.follow(answer, idp.apps.wiki!.redirect_uri);
-    if (reached instanceof URL) return { status: 303, alert: '', code: await redeemCode(idp.apps.wiki!, idp.url, { request, callback: reached }) };
+    if (reached instanceof URL)
+      return { status: 303, alert: '', code: await redeemCode(idp.apps.wiki!, idp.url, { request, callback: reached }) };
     return { status: answer.status, alert: /role="alert">([^<]*)</.exec(answer.text)?.[1] ?? '' };
   }
 
@@ -104,7 +112,9 @@ describe('sign-in and token endpoint', () => {
 test('blank or white-space names are refused on update as on create', async () => {
   const s = await startTestServer('pglite');
   try {
-    const created = await s.api('/api/v3/core/users/', { json: { username: 'blank@example.com', email: 'blank@example.com', name: '   ' } });
+    const created = await s.api('/api/v3/core/users/', {
+      json: { username: 'blank@example.com', email: 'blank@example.com', name: '   ' },
+    });
     expect(created).toMatchObject({ status: 400, body: { name: ['This field may not be blank.'] } });
     const user = (await s.api('/api/v3/core/users/', { json: { username: 'b2@example.com', email: 'b2@example.com', name: 'B' } })).body;
     for (const name of ['', '   ', '\t\n']) {
@@ -114,7 +124,9 @@ test('blank or white-space names are refused on update as on create', async () =
     }
     const group = (await s.api('/api/v3/core/groups/', { json: { name: 'g' } })).body;
     expect((await s.api('/api/v3/core/groups/', { json: { name: ' ' } })).body).toEqual({ name: ['This field may not be blank.'] });
-    expect((await s.api(`/api/v3/core/groups/${group.pk}/`, { method: 'PATCH', json: { name: ' ' } })).body).toEqual({ name: ['This field may not be blank.'] });
+    expect((await s.api(`/api/v3/core/groups/${group.pk}/`, { method: 'PATCH', json: { name: ' ' } })).body).toEqual({
+      name: ['This field may not be blank.'],
+    });
     expect((await s.api(`/api/v3/core/users/${user.pk}/`)).body.name).toBe('B');
   } finally {
     await s.close();

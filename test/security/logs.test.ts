@@ -45,20 +45,32 @@ test('codes, link tokens, passwords, tokens, client secrets and cookies never re
   expect(setupPage.text).toContain('Set your password');
   secrets.setup_code = mailedCode(path.join(idp.settings.data_dir, 'mail'));
   secrets.first_password = 'first password, long enough';
-  const reached = await http.follow(await submit(http, setupPage, { code: secrets.setup_code, password: secrets.first_password, confirmation: secrets.first_password }), app.redirect_uri);
+  const reached = await http.follow(
+    await submit(http, setupPage, { code: secrets.setup_code, password: secrets.first_password, confirmation: secrets.first_password }),
+    app.redirect_uri,
+  );
   if (!(reached instanceof URL)) throw new Error(`setup did not finish: ${reached.text.slice(0, 200)}`);
   secrets.code = reached.searchParams.get('code')!;
   const tokens = await redeemCode(app, idp.url, { request, callback: reached });
   expect(tokens.status).toBe(200);
-  Object.assign(secrets, { access_token: tokens.body.access_token, refresh_token: tokens.body.refresh_token, id_token: tokens.body.id_token });
+  Object.assign(secrets, {
+    access_token: tokens.body.access_token,
+    refresh_token: tokens.body.refresh_token,
+    id_token: tokens.body.id_token,
+  });
 
   const refreshed = await fetch(`${idp.url}/application/o/token/`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}` },
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${Buffer.from(`${app.client_id}:${app.client_secret}`).toString('base64')}`,
+    },
     body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token }).toString(),
   });
   secrets.rotated_refresh_token = (await refreshed.json()).refresh_token;
-  expect((await fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.body.access_token}` } })).status).toBe(200);
+  expect(
+    (await fetch(`${idp.url}/application/o/userinfo/`, { headers: { Authorization: `Bearer ${tokens.body.access_token}` } })).status,
+  ).toBe(200);
 
   // An admin recovery link, opened and used.
   const { body } = await idp.api(`/api/v3/core/users/${user.pk}/recovery/`, { json: {} });

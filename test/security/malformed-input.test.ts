@@ -22,7 +22,11 @@ describe.each(engines)('malformed input (%s)', (engine) => {
   const api = async (path: string, init: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {}) => {
     const response = await fetch(`${idp.url}/api/v3/core${path}`, {
       method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-      headers: { Authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }), ...init.headers },
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...init.headers,
+      },
       body: init.body as BodyInit | undefined,
     });
     return { status: response.status, body: await response.json() };
@@ -37,14 +41,17 @@ describe.each(engines)('malformed input (%s)', (engine) => {
       expect(new URL(response.headers.get('location')!, idp.url).pathname).toMatch(/^\/if\/flow\/wiki\//);
     });
 
-    test.each(['state', 'nonce', 'login_hint', 'ui_locales', 'acr_values', 'max_age', 'prompt', 'code_challenge'])('%s with NUL: invalid_request at the application', async (param) => {
-      const request = await pkceRequest(idp.apps.wiki!, idp.url, { [param]: 'a\u0000b' });
-      const response = await fetch(request.url, { redirect: 'manual' });
-      expect(response.status).toBe(303);
-      const location = new URL(response.headers.get('location')!);
-      expect(location.href.startsWith(callback)).toBe(true);
-      expect(location.searchParams.get('error')).toBe('invalid_request');
-    });
+    test.each(['state', 'nonce', 'login_hint', 'ui_locales', 'acr_values', 'max_age', 'prompt', 'code_challenge'])(
+      '%s with NUL: invalid_request at the application',
+      async (param) => {
+        const request = await pkceRequest(idp.apps.wiki!, idp.url, { [param]: 'a\u0000b' });
+        const response = await fetch(request.url, { redirect: 'manual' });
+        expect(response.status).toBe(303);
+        const location = new URL(response.headers.get('location')!);
+        expect(location.href.startsWith(callback)).toBe(true);
+        expect(location.searchParams.get('error')).toBe('invalid_request');
+      },
+    );
 
     test.each(['client_id', 'redirect_uri'])('%s with NUL: a readable 400 page, no redirect', async (param) => {
       const request = await pkceRequest(idp.apps.wiki!, idp.url);
@@ -58,16 +65,26 @@ describe.each(engines)('malformed input (%s)', (engine) => {
   describe('token endpoint', () => {
     const post = async (form: Record<string, string>, headers: Record<string, string> = {}, body?: Buffer) => {
       const response = await fetch(`${idp.url}/application/o/token/`, {
-        method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: (body ?? new URLSearchParams(form).toString()) as BodyInit,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+        body: (body ?? new URLSearchParams(form).toString()) as BodyInit,
       });
       return { status: response.status, body: await response.json() };
     };
     const app = () => idp.apps.wiki!;
 
     test.each([
-      ['code', { grant_type: 'authorization_code', code: 'abc\u0000', code_verifier: 'v'.repeat(43), redirect_uri: callback }, 'invalid_grant'],
+      [
+        'code',
+        { grant_type: 'authorization_code', code: 'abc\u0000', code_verifier: 'v'.repeat(43), redirect_uri: callback },
+        'invalid_grant',
+      ],
       ['refresh_token', { grant_type: 'refresh_token', refresh_token: 'abc\u0000' }, 'invalid_grant'],
-      ['code_verifier', { grant_type: 'authorization_code', code: 'abc', code_verifier: 'v\u0000'.repeat(22), redirect_uri: callback }, undefined],
+      [
+        'code_verifier',
+        { grant_type: 'authorization_code', code: 'abc', code_verifier: 'v\u0000'.repeat(22), redirect_uri: callback },
+        undefined,
+      ],
       ['grant_type', { grant_type: 'refresh\u0000' }, undefined],
     ])('%s with NUL: a 400 OAuth error', async (_name, form, error) => {
       const answer = await post({ client_id: app().client_id, client_secret: app().client_secret, ...form });
@@ -77,8 +94,12 @@ describe.each(engines)('malformed input (%s)', (engine) => {
     });
 
     test('client_id or client_secret with NUL: invalid_client', async () => {
-      expect((await post({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'a\u0000', client_secret: 'b' })).body.error).toBe('invalid_client');
-      expect((await post({ grant_type: 'refresh_token', refresh_token: 'x', client_id: app().client_id, client_secret: 'b\u0000' })).body.error).toBe('invalid_client');
+      expect((await post({ grant_type: 'refresh_token', refresh_token: 'x', client_id: 'a\u0000', client_secret: 'b' })).body.error).toBe(
+        'invalid_client',
+      );
+      expect(
+        (await post({ grant_type: 'refresh_token', refresh_token: 'x', client_id: app().client_id, client_secret: 'b\u0000' })).body.error,
+      ).toBe('invalid_client');
     });
 
     test('a corrupt gzip body: 400 invalid_request', async () => {
@@ -113,7 +134,10 @@ describe.each(engines)('malformed input (%s)', (engine) => {
     test('a corrupt deflate form body: a readable 400 page', async () => {
       const http = new CookieClient();
       const form = formOf(await emailPage(http));
-      const answer = await http.request(form.action, { body: 'garbage', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'deflate' } });
+      const answer = await http.request(form.action, {
+        body: 'garbage',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'deflate' },
+      });
       expect(answer.status).toBe(400);
       expect(answer.headers.get('content-type')).toContain('text/html');
     });
@@ -154,7 +178,9 @@ describe.each(engines)('malformed input (%s)', (engine) => {
     });
 
     test('the key __proto__: 400, the body is refused by the JSON parser', async () => {
-      const answer = await api('/users/', { body: '{"username": "p@example.com", "email": "p@example.com", "name": "P", "__proto__": {"is_active": false}}' });
+      const answer = await api('/users/', {
+        body: '{"username": "p@example.com", "email": "p@example.com", "name": "P", "__proto__": {"is_active": false}}',
+      });
       expect(answer.status).toBe(400);
       expect(answer.body).toEqual({ detail: expect.any(String) });
     });
@@ -195,7 +221,9 @@ describe.each(engines)('malformed input (%s)', (engine) => {
     test('5,000-deep JSON: 400 naming the field, nothing written', async () => {
       const before = await userCount();
       const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
-      const answer = await api('/users/', { body: `{"username": "deep@example.com", "email": "deep@example.com", "name": "D", "attributes": ${deep}}` });
+      const answer = await api('/users/', {
+        body: `{"username": "deep@example.com", "email": "deep@example.com", "name": "D", "attributes": ${deep}}`,
+      });
       expect(answer.status).toBe(400);
       expect(Object.keys(answer.body)).toEqual(['attributes']);
       expect(await userCount()).toBe(before);

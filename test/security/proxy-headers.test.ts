@@ -11,7 +11,10 @@ import { CookieClient, formOf, pkceRequest } from '../helpers/http-client.js';
 const callback = 'http://127.0.0.1:1/callback';
 
 /** A GET with headers fetch would not send (Host). */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const request = http.get(url, { headers }, (response) => {
       let body = '';
@@ -26,7 +29,9 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
 function absoluteFormGet(baseUrl: string, target: string): Promise<string> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.write(`GET ${target} HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`));
+    const socket = net.connect(Number(port), hostname, () =>
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`),
+    );
     let raw = '';
     socket.on('data', (chunk) => (raw += chunk));
     socket.on('end', () => resolve(raw));
@@ -79,7 +84,10 @@ describe('X-Forwarded-For behind one proxy', () => {
   let idp: OidcTestServer;
   beforeAll(async () => {
     idp = await startOidcServer('pglite', callback, [{ slug: 'wiki' }], {
-      overrides: { server: { trust_proxy: true, proxy_hops: 1 }, rate_limits: { ip_per_minute: 3, account_failures: 100, account_window_seconds: 900, interaction_attempts: 5 } },
+      overrides: {
+        server: { trust_proxy: true, proxy_hops: 1 },
+        rate_limits: { ip_per_minute: 3, account_failures: 100, account_window_seconds: 900, interaction_attempts: 5 },
+      },
     });
   });
   afterAll(async () => idp?.close());

@@ -31,7 +31,9 @@ describe('configuration', () => {
   });
 
   test('the base URL loses its trailing slash', async () => {
-    expect((await loadSettings({ overrides: { issuer: { base_url: 'https://id.example.com/' } }, readOnly: true })).issuer.base_url).toBe('https://id.example.com');
+    expect((await loadSettings({ overrides: { issuer: { base_url: 'https://id.example.com/' } }, readOnly: true })).issuer.base_url).toBe(
+      'https://id.example.com',
+    );
   });
 });
 

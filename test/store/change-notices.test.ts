@@ -13,7 +13,16 @@ import type { OidcPayload } from '../../src/store/contract.js';
 
 const soon = (ms = 60_000) => new Date(Date.now() + ms);
 const payload = (model: string, id: string, extra: Partial<OidcPayload> = {}): Omit<OidcPayload, 'consumed_at'> => ({
-  model, id, payload: { jti: id }, grant_id: null, user_code: null, uid: null, account_id: null, client_id: null, expires_at: soon(), ...extra,
+  model,
+  id,
+  payload: { jti: id },
+  grant_id: null,
+  user_code: null,
+  uid: null,
+  account_id: null,
+  client_id: null,
+  expires_at: soon(),
+  ...extra,
 });
 
 async function eventually(what: string, probe: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -42,7 +51,11 @@ describe.each(engines)('change notices (%s)', (engine) => {
 
   /** Waits until every notice committed so far has arrived (notices come in commit order): a marker's own. */
   async function settle(): Promise<string> {
-    const marker = await db.store.users.insert({ username: `m${Date.now()}${Math.random()}`, email: `m${Date.now()}${Math.random()}@example.com`, name: 'Marker' });
+    const marker = await db.store.users.insert({
+      username: `m${Date.now()}${Math.random()}`,
+      email: `m${Date.now()}${Math.random()}@example.com`,
+      name: 'Marker',
+    });
     await db.store.users.update(marker.id, { name: 'Marker 2' });
     await eventually('the marker notice', () => notices.includes(`u:${marker.uuid}`));
     return `u:${marker.uuid}`;
@@ -60,12 +73,26 @@ describe.each(engines)('change notices (%s)', (engine) => {
   test('engine rows: an update or a delete of a live token, code, grant or session names it; inserts, consumes, later expiries, expired rows and uncached models (interactions) say nothing', async () => {
     expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('AccessToken', 'at-1', { grant_id: 'g-1' })))).toEqual([]);
     expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Grant', 'g-1')))).toEqual([]);
-    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Grant', 'g-1', { payload: { changed: true } })))).toEqual(['p:Grant:g-1']);
+    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Grant', 'g-1', { payload: { changed: true } })))).toEqual([
+      'p:Grant:g-1',
+    ]);
     // Saved again with a later expiry only (a grant at each sign-in): a copy that predates it ends sooner, unharmed.
     const later = soon(120_000);
-    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Grant', 'g-1', { payload: { changed: true, exp: 2 }, expires_at: later })))).toEqual([]);
-    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Grant', 'g-1', { payload: { changed: true, exp: 1 }, expires_at: soon(30_000) })))).toEqual(['p:Grant:g-1']);
-    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Grant', 'g-1', { payload: { changed: true }, grant_id: 'other', expires_at: soon(200_000) })))).toEqual(['p:Grant:g-1']);
+    expect(
+      await noticesOf(() =>
+        db.store.oidcPayloads.upsert(payload('Grant', 'g-1', { payload: { changed: true, exp: 2 }, expires_at: later })),
+      ),
+    ).toEqual([]);
+    expect(
+      await noticesOf(() =>
+        db.store.oidcPayloads.upsert(payload('Grant', 'g-1', { payload: { changed: true, exp: 1 }, expires_at: soon(30_000) })),
+      ),
+    ).toEqual(['p:Grant:g-1']);
+    expect(
+      await noticesOf(() =>
+        db.store.oidcPayloads.upsert(payload('Grant', 'g-1', { payload: { changed: true }, grant_id: 'other', expires_at: soon(200_000) })),
+      ),
+    ).toEqual(['p:Grant:g-1']);
     expect(await noticesOf(() => db.store.oidcPayloads.revokeByGrantId('g-1'))).toEqual(['p:AccessToken:at-1']);
     expect(await noticesOf(() => db.store.oidcPayloads.destroy('Grant', 'g-1'))).toEqual(['p:Grant:g-1']);
 
@@ -79,20 +106,31 @@ describe.each(engines)('change notices (%s)', (engine) => {
     expect(await noticesOf(() => db.store.oidcPayloads.consume('RefreshToken', 'rt-1', new Date()))).toEqual([]);
     expect(await noticesOf(() => db.store.oidcPayloads.destroy('RefreshToken', 'rt-1'))).toEqual(['p:RefreshToken:rt-1']);
     await db.store.oidcPayloads.upsert(payload('AuthorizationCode', 'code-1'));
-    expect(await noticesOf(() => db.store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'code-1' }, [payload('AccessToken', 'at-3')], new Date())))
-      .toEqual([]);
+    expect(
+      await noticesOf(() =>
+        db.store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'code-1' }, [payload('AccessToken', 'at-3')], new Date()),
+      ),
+    ).toEqual([]);
     // Sessions are kept too: a change names them, a later expiry alone does not.
     await db.store.oidcPayloads.upsert(payload('Session', 'sess-1', { uid: 'uid-1' }));
-    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Session', 'sess-1', { uid: 'uid-1', payload: { changed: true } })))).toEqual(['p:Session:sess-1']);
-    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Session', 'sess-1', { uid: 'uid-1', payload: { changed: true }, expires_at: soon(300_000) })))).toEqual([]);
+    expect(
+      await noticesOf(() => db.store.oidcPayloads.upsert(payload('Session', 'sess-1', { uid: 'uid-1', payload: { changed: true } }))),
+    ).toEqual(['p:Session:sess-1']);
+    expect(
+      await noticesOf(() =>
+        db.store.oidcPayloads.upsert(payload('Session', 'sess-1', { uid: 'uid-1', payload: { changed: true }, expires_at: soon(300_000) })),
+      ),
+    ).toEqual([]);
     expect(await noticesOf(() => db.store.oidcPayloads.destroy('Session', 'sess-1'))).toEqual(['p:Session:sess-1']);
     await db.store.oidcPayloads.upsert(payload('Interaction', 'int-1'));
-    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Interaction', 'int-1', { payload: { changed: true } })))).toEqual([]);
+    expect(await noticesOf(() => db.store.oidcPayloads.upsert(payload('Interaction', 'int-1', { payload: { changed: true } })))).toEqual(
+      [],
+    );
     await db.store.oidcPayloads.upsert(payload('AccessToken', 'at-old', { expires_at: new Date(Date.now() - 1000) }));
     expect(await noticesOf(() => db.store.sweepExpired(new Date()))).toEqual([]);
   });
 
-  test('users and groups: a user changed (but for a sign-in\'s last_login) or deleted, a membership added or removed name the user; a group renamed or deleted names everyone', async () => {
+  test("users and groups: a user changed (but for a sign-in's last_login) or deleted, a membership added or removed name the user; a group renamed or deleted names everyone", async () => {
     const ada = await db.store.users.insert({ username: 'notice-ada', email: 'notice-ada@example.com', name: 'Ada' });
     const staff = await db.store.groups.insert({ name: 'notice-staff' });
     expect(await noticesOf(() => db.store.users.update(ada.id, { is_active: false }))).toEqual([`u:${ada.uuid}`]);
@@ -111,10 +149,14 @@ describe.each(engines)('change notices (%s)', (engine) => {
 
   test('a change inside a transaction is announced when it commits, and not at all when it rolls back', async () => {
     const bob = await db.store.users.insert({ username: 'notice-bob', email: 'notice-bob@example.com', name: 'Bob' });
-    const rolledBack = await noticesOf(() => db.store.transaction(async (trx) => {
-      await trx.users.update(bob.id, { name: 'Robert' });
-      throw new Error('changed my mind');
-    }).catch(() => {}));
+    const rolledBack = await noticesOf(() =>
+      db.store
+        .transaction(async (trx) => {
+          await trx.users.update(bob.id, { name: 'Robert' });
+          throw new Error('changed my mind');
+        })
+        .catch(() => {}),
+    );
     expect(rolledBack).toEqual([]);
     expect(await noticesOf(() => db.store.transaction((trx) => trx.users.update(bob.id, { name: 'Robert' })))).toEqual([`u:${bob.uuid}`]);
   });
@@ -152,7 +194,10 @@ describe.each(engines)('change notices (%s)', (engine) => {
       const admin = new pg.Client({ connectionString: db.url });
       await admin.connect();
       try {
-        const { rows } = await admin.query('select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = $1 and datname = current_database()', [LISTENER_NAME]);
+        const { rows } = await admin.query(
+          'select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = $1 and datname = current_database()',
+          [LISTENER_NAME],
+        );
         expect(rows).toEqual([{ done: true }]);
       } finally {
         await admin.end();

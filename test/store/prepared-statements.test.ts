@@ -29,10 +29,18 @@ describePostgres('prepared statements (postgres)', () => {
     await drop?.();
   });
 
-  const prepared = async () => (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`
-    .execute(database.db)).rows;
+  const prepared = async () =>
+    (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(database.db)).rows;
   const row = (model: string, id: string) => ({
-    model, id, payload: { jti: id }, grant_id: 'g', user_code: null, uid: null, account_id: 'a', client_id: 'c', expires_at: new Date(Date.now() + 60_000),
+    model,
+    id,
+    payload: { jti: id },
+    grant_id: 'g',
+    user_code: null,
+    uid: null,
+    account_id: 'a',
+    client_id: 'c',
+    expires_at: new Date(Date.now() + 60_000),
   });
 
   test('a token lookup, a user with groups and a redeem are prepared once and then reused; other statements are not', async () => {
@@ -42,10 +50,20 @@ describePostgres('prepared statements (postgres)', () => {
       expect(await store.oidcPayloads.find('RefreshToken', 'rt-1', new Date())).toMatchObject({ id: 'rt-1' });
       expect((await store.users.findByUuidWithGroups(user.uuid))?.user.email).toBe('ada@example.com');
     }
-    expect(await store.oidcPayloads.redeem({ model: 'RefreshToken', id: 'rt-1' }, [row('AccessToken', 'at-1'), row('RefreshToken', 'rt-2')], new Date()))
-      .toMatchObject({ won: true });
-    expect(await store.oidcPayloads.redeem({ model: 'RefreshToken', id: 'rt-2' }, [row('AccessToken', 'at-2'), row('RefreshToken', 'rt-3')], new Date()))
-      .toMatchObject({ won: true });
+    expect(
+      await store.oidcPayloads.redeem(
+        { model: 'RefreshToken', id: 'rt-1' },
+        [row('AccessToken', 'at-1'), row('RefreshToken', 'rt-2')],
+        new Date(),
+      ),
+    ).toMatchObject({ won: true });
+    expect(
+      await store.oidcPayloads.redeem(
+        { model: 'RefreshToken', id: 'rt-2' },
+        [row('AccessToken', 'at-2'), row('RefreshToken', 'rt-3')],
+        new Date(),
+      ),
+    ).toMatchObject({ won: true });
 
     const statements = await prepared();
     const named = (pattern: RegExp) => statements.filter((s) => pattern.test(s.statement));

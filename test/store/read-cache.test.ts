@@ -89,7 +89,12 @@ test('an entry ends at its own expiry or the maximum age, and the oldest make ro
   const full = createReadCache({ maxEntries: 2, maxAgeMs: 60_000 });
   full.setLive(true);
   const [a, b, c] = [counting(), counting(), counting()];
-  for (const [key, load] of [['a', a], ['b', b], ['c', c]] as const) await full.read(key, load);
+  for (const [key, load] of [
+    ['a', a],
+    ['b', b],
+    ['c', c],
+  ] as const)
+    await full.read(key, load);
   expect(full.size).toBe(2);
   await full.read('c', c);
   await full.read('a', a); // the oldest made room for c

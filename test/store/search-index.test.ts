@@ -32,7 +32,9 @@ describe.each(engines)('search at 100k users on %s', (engine) => {
 
   test('after a bulk import the trigram indexes hold a short pending list (every search reads it whole)', async () => {
     const { rows } = await sql<{ relname: string; reloptions: string[] | null }>`
-      select relname, reloptions from pg_class where relname in ('users_name_trgm', 'users_email_trgm') order by relname`.execute(t.database.db);
+      select relname, reloptions from pg_class where relname in ('users_name_trgm', 'users_email_trgm') order by relname`.execute(
+      t.database.db,
+    );
     expect(rows).toEqual([
       { relname: 'users_email_trgm', reloptions: ['gin_pending_list_limit=256'] },
       { relname: 'users_name_trgm', reloptions: ['gin_pending_list_limit=256'] },
@@ -40,7 +42,9 @@ describe.each(engines)('search at 100k users on %s', (engine) => {
     if (engine !== 'postgres') return; // pgstattuple is a server extension
     await sql`create extension if not exists pgstattuple`.execute(t.database.db);
     for (const index of ['users_name_trgm', 'users_email_trgm']) {
-      const { rows: [stats] } = await sql<{ pending_pages: number }>`select pending_pages from pgstatginindex(${index}::regclass)`.execute(t.database.db);
+      const {
+        rows: [stats],
+      } = await sql<{ pending_pages: number }>`select pending_pages from pgstatginindex(${index}::regclass)`.execute(t.database.db);
       expect(stats!.pending_pages).toBeLessThanOrEqual(256 / 8); // at most 256 kB of 8 kB pages (PostgreSQL's default lets 4 MB wait)
     }
   });

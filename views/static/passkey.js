@@ -42,11 +42,16 @@
     form.addEventListener('submit', function (event) {
       if (form.elements.response.value) return;
       event.preventDefault();
-      run(form, false).catch(function (error) { fail(form, error); });
+      run(form, false).catch(function (error) {
+        fail(form, error);
+      });
     });
     if (form.hasAttribute('data-autofill')) {
       webauthn.browserSupportsWebAuthnAutofill().then(function (supported) {
-        if (supported) run(form, true).catch(function () { /* autofill was cancelled or replaced by the button */ });
+        if (supported)
+          run(form, true).catch(function () {
+            /* autofill was cancelled or replaced by the button */
+          });
       });
     }
   });
@@ -57,7 +62,9 @@
     button.hidden = false;
     button.addEventListener('click', function () {
       var source = document.getElementById(button.dataset.copy);
-      navigator.clipboard.writeText(source.value || source.textContent).then(function () { button.textContent = 'Copied'; });
+      navigator.clipboard.writeText(source.value || source.textContent).then(function () {
+        button.textContent = 'Copied';
+      });
     });
   });
 })();

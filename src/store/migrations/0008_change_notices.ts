@@ -39,7 +39,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       perform pg_notify('idp_changes', 'u:' || uuid) from users where id = changed.user_id;
       return null;
     end $$`.execute(db);
-  await sql`create trigger memberships_changed after insert or update or delete on memberships for each row execute function idp_notice_membership()`.execute(db);
+  await sql`create trigger memberships_changed after insert or update or delete on memberships for each row execute function idp_notice_membership()`.execute(
+    db,
+  );
 
   await sql`
     create function idp_notice_group() returns trigger language plpgsql as $$

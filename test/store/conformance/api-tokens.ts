@@ -13,7 +13,12 @@ export function runApiTokensConformance(open: Open): void {
     test('only usable tokens are found; revoke is one-shot', async () => {
       const now = new Date();
       const live = await store.apiTokens.insert({ name: 'live', token_hash: 'hash-live', scopes: ['users:read'] });
-      await store.apiTokens.insert({ name: 'old', token_hash: 'hash-old', scopes: ['users:read'], expires_at: new Date(now.getTime() - 1000) });
+      await store.apiTokens.insert({
+        name: 'old',
+        token_hash: 'hash-old',
+        scopes: ['users:read'],
+        expires_at: new Date(now.getTime() - 1000),
+      });
       expect(await store.apiTokens.findUsable('hash-live', now)).toMatchObject({ id: live.id, scopes: ['users:read'] });
       expect(await store.apiTokens.findUsable('hash-old', now)).toBeUndefined();
       expect(await store.apiTokens.findUsable('hash-unknown', now)).toBeUndefined();
@@ -25,7 +30,12 @@ export function runApiTokensConformance(open: Open): void {
 
     test('a token expiring later is usable until then; list never shows the hash', async () => {
       const now = new Date();
-      const later = await store.apiTokens.insert({ name: 'later', token_hash: 'hash-later', scopes: ['users:write'], expires_at: new Date(now.getTime() + 60_000) });
+      const later = await store.apiTokens.insert({
+        name: 'later',
+        token_hash: 'hash-later',
+        scopes: ['users:write'],
+        expires_at: new Date(now.getTime() + 60_000),
+      });
       expect(await store.apiTokens.findUsable('hash-later', now)).toMatchObject({ id: later.id });
       expect(await store.apiTokens.findUsable('hash-later', new Date(now.getTime() + 61_000))).toBeUndefined();
       expect((await store.apiTokens.list()).find((row) => row.id === later.id)).not.toHaveProperty('token_hash');
@@ -33,7 +43,12 @@ export function runApiTokensConformance(open: Open): void {
 
     test('revoking a token that is no longer usable (expired) revokes nothing', async () => {
       const now = new Date();
-      const expired = await store.apiTokens.insert({ name: 'expired', token_hash: 'hash-expired', scopes: [], expires_at: new Date(now.getTime() - 1000) });
+      const expired = await store.apiTokens.insert({
+        name: 'expired',
+        token_hash: 'hash-expired',
+        scopes: [],
+        expires_at: new Date(now.getTime() - 1000),
+      });
       expect(await store.apiTokens.revoke(expired.id, now)).toBe(false);
     });
 

@@ -23,15 +23,36 @@ export function runCredentialsConformance(open: Open): void {
     test('a sign-in is recorded with its audit event, in one statement', async () => {
       const user = await store.users.insert({ username: 'login@example.com', email: 'login@example.com', name: 'Login' });
       const at = new Date('2026-01-02T03:04:05Z');
-      await store.credentials.recordLogin(user.id, at, { action: 'sign_in.succeeded', actor_type: 'user', actor: user.uuid, user_uuid: user.uuid, app: 'wiki', ip: '192.0.2.7', details: { method: ['pwd'] } });
+      await store.credentials.recordLogin(user.id, at, {
+        action: 'sign_in.succeeded',
+        actor_type: 'user',
+        actor: user.uuid,
+        user_uuid: user.uuid,
+        app: 'wiki',
+        ip: '192.0.2.7',
+        details: { method: ['pwd'] },
+      });
       expect((await store.users.findByUuid(user.uuid))?.last_login).toEqual(at);
       const { rows } = await store.audit.list({ user: user.uuid }, { offset: 0, limit: 5 });
-      expect(rows).toEqual([expect.objectContaining({ action: 'sign_in.succeeded', actor_type: 'user', actor: user.uuid, app: 'wiki', ip: '192.0.2.7', details: { method: ['pwd'] } })]);
+      expect(rows).toEqual([
+        expect.objectContaining({
+          action: 'sign_in.succeeded',
+          actor_type: 'user',
+          actor: user.uuid,
+          app: 'wiki',
+          ip: '192.0.2.7',
+          details: { method: ['pwd'] },
+        }),
+      ]);
     });
 
     test('the sign-in record: the user by e-mail (any case), the hash and the second factors, in one read', async () => {
       const user = await store.users.insert({ username: 'Record@Example.com', email: 'Record@Example.com', name: 'Record' });
-      expect(await store.credentials.signInRecord('record@example.COM')).toEqual({ user, passwordHash: null, secondFactors: { totp: false, passkey: false } });
+      expect(await store.credentials.signInRecord('record@example.COM')).toEqual({
+        user,
+        passwordHash: null,
+        secondFactors: { totp: false, passkey: false },
+      });
       expect(await store.credentials.signInRecord('nobody@example.com')).toBeUndefined();
       expect(await store.credentials.signInRecord('record@example.com\u0000')).toBeUndefined(); // text PostgreSQL cannot hold
       expect(await store.credentials.secondFactors(user.id)).toEqual({ totp: false, passkey: false });
@@ -42,7 +63,18 @@ export function runCredentialsConformance(open: Open): void {
       // A pending secret is not a second factor until confirmed.
       expect((await store.credentials.signInRecord('record@example.com'))?.secondFactors).toEqual({ totp: false, passkey: false });
       expect(await store.mfa.useTotpStep(user.id, 1, true, new Date())).toBe(true);
-      expect(await store.passkeys.add({ id: 'record-key', user_id: user.id, public_key: 'pk', sign_count: 0, transports: [], device_type: 'multiDevice', backed_up: true, name: 'Key' })).toBe(true);
+      expect(
+        await store.passkeys.add({
+          id: 'record-key',
+          user_id: user.id,
+          public_key: 'pk',
+          sign_count: 0,
+          transports: [],
+          device_type: 'multiDevice',
+          backed_up: true,
+          name: 'Key',
+        }),
+      ).toBe(true);
       const record = await store.credentials.signInRecord('RECORD@example.com');
       expect(record).toEqual({ user, passwordHash: '$2b$04$record', secondFactors: { totp: true, passkey: true } });
       expect(record!.user).not.toHaveProperty('password_hash');

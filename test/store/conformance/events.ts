@@ -62,11 +62,24 @@ export function runEventsConformance(open: Open, backend: Backend): void {
       });
 
       test('append stores the event as given; find reads it back; unknown ids find nothing', async () => {
-        const event = newEvent({ user_uuid: randomUUID(), user_groups: ['staff', 'ops'], group_name: 'staff', body: '{"exact":  "bytes"}' });
+        const event = newEvent({
+          user_uuid: randomUUID(),
+          user_groups: ['staff', 'ops'],
+          group_name: 'staff',
+          body: '{"exact":  "bytes"}',
+        });
         await store.events.append(event);
         expect(await store.events.find(event.id)).toEqual({
-          id: event.id, type: 'user_updated', body: '{"exact":  "bytes"}', user_uuid: event.user_uuid, user_groups: ['staff', 'ops'],
-          group_name: 'staff', created_at: expect.any(Date), claimed_until: null, dispatched_at: null, seq: expect.stringMatching(/^\d+$/),
+          id: event.id,
+          type: 'user_updated',
+          body: '{"exact":  "bytes"}',
+          user_uuid: event.user_uuid,
+          user_groups: ['staff', 'ops'],
+          group_name: 'staff',
+          created_at: expect.any(Date),
+          claimed_until: null,
+          dispatched_at: null,
+          seq: expect.stringMatching(/^\d+$/),
         });
         const bare = newEvent();
         await store.events.append(bare);
@@ -132,7 +145,8 @@ export function runEventsConformance(open: Open, backend: Backend): void {
           const now = new Date();
           const relay = async (s: Store) => {
             const claimed: OutboxRow[][] = [];
-            for (let batch = await s.events.claimPending(3, now, LEASE); batch.length; batch = await s.events.claimPending(3, now, LEASE)) claimed.push(batch);
+            for (let batch = await s.events.claimPending(3, now, LEASE); batch.length; batch = await s.events.claimPending(3, now, LEASE))
+              claimed.push(batch);
             return claimed;
           };
           const [mine, theirs] = await Promise.all([relay(store), relay(other.store)]);
@@ -165,10 +179,12 @@ export function runEventsConformance(open: Open, backend: Backend): void {
 
       test('an event appended in a transaction exists only if the transaction commits', async () => {
         const dropped = newEvent();
-        await expect(store.transaction(async (tx) => {
-          await tx.events.append(dropped);
-          throw new Error('roll back');
-        })).rejects.toThrow('roll back');
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.events.append(dropped);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
         expect(await store.events.find(dropped.id)).toBeUndefined();
         const kept = newEvent();
         await store.transaction((tx) => tx.events.append(kept));
@@ -176,20 +192,23 @@ export function runEventsConformance(open: Open, backend: Backend): void {
       });
 
       // Needs a second session while the transaction is open; PGlite is one session (a second caller waits for the transaction).
-      (backend.concurrentSessions ? test : test.skip)('a relay on another connection does not see an event before its transaction commits', async () => {
-        const other = await secondClient(t.db);
-        try {
-          const event = newEvent();
-          await store.transaction(async (tx) => {
-            await tx.events.append(event);
-            expect(await other.store.events.claimPending(10, new Date(), LEASE)).toEqual([]);
-            expect(await other.store.events.find(event.id)).toBeUndefined();
-          });
-          expect(ids(await other.store.events.claimPending(10, new Date(), LEASE))).toEqual([event.id]);
-        } finally {
-          await other.close();
-        }
-      });
+      (backend.concurrentSessions ? test : test.skip)(
+        'a relay on another connection does not see an event before its transaction commits',
+        async () => {
+          const other = await secondClient(t.db);
+          try {
+            const event = newEvent();
+            await store.transaction(async (tx) => {
+              await tx.events.append(event);
+              expect(await other.store.events.claimPending(10, new Date(), LEASE)).toEqual([]);
+              expect(await other.store.events.find(event.id)).toBeUndefined();
+            });
+            expect(ids(await other.store.events.claimPending(10, new Date(), LEASE))).toEqual([event.id]);
+          } finally {
+            await other.close();
+          }
+        },
+      );
     });
 
     describe('deliveries', () => {
@@ -197,13 +216,27 @@ export function runEventsConformance(open: Open, backend: Backend): void {
         const event = newEvent();
         await store.events.append(event);
         const first = await store.events.ensureDelivery({ event_id: event.id, app: 'wiki', kind: 'webhook', target: 'https://wiki/hook' });
-        expect(first).toMatchObject({ event_id: event.id, app: 'wiki', kind: 'webhook', target: 'https://wiki/hook', status: 'pending', attempts: 0, last_status_code: null, last_error: null });
+        expect(first).toMatchObject({
+          event_id: event.id,
+          app: 'wiki',
+          kind: 'webhook',
+          target: 'https://wiki/hook',
+          status: 'pending',
+          attempts: 0,
+          last_status_code: null,
+          last_error: null,
+        });
         const again = await store.events.ensureDelivery({ event_id: event.id, app: 'wiki', kind: 'webhook', target: 'https://wiki/hook' });
         expect(again.id).toBe(first.id);
         expect(await store.events.findDelivery(first.id)).toEqual(again);
         // Another app or another kind is another delivery.
         const otherApp = await store.events.ensureDelivery({ event_id: event.id, app: 'crm', kind: 'webhook', target: 'https://crm/hook' });
-        const otherKind = await store.events.ensureDelivery({ event_id: event.id, app: 'wiki', kind: 'backchannel', target: 'https://wiki/bc' });
+        const otherKind = await store.events.ensureDelivery({
+          event_id: event.id,
+          app: 'wiki',
+          kind: 'backchannel',
+          target: 'https://wiki/bc',
+        });
         expect(new Set([first.id, otherApp.id, otherKind.id]).size).toBe(3);
         expect(await store.events.findDelivery(randomUUID())).toBeUndefined();
       });
@@ -211,12 +244,19 @@ export function runEventsConformance(open: Open, backend: Backend): void {
       test('findDeliveriesWithEvents: the deliveries and their events as find() returns them, in one read', async () => {
         const event = newEvent();
         await store.events.append(event);
-        const delivery = await store.events.ensureDelivery({ event_id: event.id, app: 'joined', kind: 'webhook', target: 'https://joined/hook' });
-        await expect(store.events.findDeliveriesWithEvents([delivery.id])).resolves.toEqual(new Map([[delivery.id, { delivery, event: await store.events.find(event.id) }]]));
+        const delivery = await store.events.ensureDelivery({
+          event_id: event.id,
+          app: 'joined',
+          kind: 'webhook',
+          target: 'https://joined/hook',
+        });
+        await expect(store.events.findDeliveriesWithEvents([delivery.id])).resolves.toEqual(
+          new Map([[delivery.id, { delivery, event: await store.events.find(event.id) }]]),
+        );
         await expect(store.events.findDeliveriesWithEvents([randomUUID(), 'not-a-uuid'])).resolves.toEqual(new Map());
       });
 
-      test('recordAttempts: several deliveries\' attempts in one statement, each logged and moved to its state', async () => {
+      test("recordAttempts: several deliveries' attempts in one statement, each logged and moved to its state", async () => {
         const event = newEvent();
         await store.events.append(event);
         const [a, b] = await store.events.ensureDeliveries([
@@ -227,8 +267,18 @@ export function runEventsConformance(open: Open, backend: Backend): void {
           { deliveryId: a!.id, outcome: { attempt: 1, status_code: 204, error: null, duration_ms: 4, status: 'delivered' } },
           { deliveryId: b!.id, outcome: { attempt: 1, status_code: null, error: 'ECONNREFUSED', duration_ms: 1, status: 'pending' } },
         ]);
-        expect(await store.events.findDelivery(a!.id)).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 204, last_error: null });
-        expect(await store.events.findDelivery(b!.id)).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null, last_error: 'ECONNREFUSED' });
+        expect(await store.events.findDelivery(a!.id)).toMatchObject({
+          status: 'delivered',
+          attempts: 1,
+          last_status_code: 204,
+          last_error: null,
+        });
+        expect(await store.events.findDelivery(b!.id)).toMatchObject({
+          status: 'pending',
+          attempts: 1,
+          last_status_code: null,
+          last_error: 'ECONNREFUSED',
+        });
         const logged = await store.events.attemptsOf([a!.id, b!.id]);
         expect(logged.get(a!.id)).toMatchObject([{ attempt: 1, status_code: 204, duration_ms: 4 }]);
         expect(logged.get(b!.id)).toMatchObject([{ attempt: 1, error: 'ECONNREFUSED' }]);
@@ -247,7 +297,9 @@ export function runEventsConformance(open: Open, backend: Backend): void {
           { event_id: a.id, app: 'wiki', kind: 'backchannel' as const, target: 'https://wiki/bc' },
         ];
         const rows = await store.events.ensureDeliveries(wanted);
-        expect(rows.map(({ event_id, app, kind }) => ({ event_id, app, kind }))).toEqual(wanted.map(({ event_id, app, kind }) => ({ event_id, app, kind })));
+        expect(rows.map(({ event_id, app, kind }) => ({ event_id, app, kind }))).toEqual(
+          wanted.map(({ event_id, app, kind }) => ({ event_id, app, kind })),
+        );
         expect(rows[1]).toMatchObject({ id: known.id, attempts: 1, last_status_code: 500 });
         expect(rows[0]).toMatchObject({ status: 'pending', attempts: 0 });
         expect((await store.events.ensureDeliveries(wanted)).map((row) => row.id)).toEqual(rows.map((row) => row.id));
@@ -271,14 +323,32 @@ export function runEventsConformance(open: Open, backend: Backend): void {
       test('recordAttempt logs the attempt and moves the delivery to its status; attemptsOf lists attempts in order', async () => {
         const delivery = await newDelivery('attempts');
         const idle = await newDelivery('attempts');
-        await store.events.recordAttempt(delivery.id, { attempt: 1, status_code: 500, error: 'HTTP 500', duration_ms: 12, status: 'pending' });
-        expect(await store.events.findDelivery(delivery.id)).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 500, last_error: 'HTTP 500' });
+        await store.events.recordAttempt(delivery.id, {
+          attempt: 1,
+          status_code: 500,
+          error: 'HTTP 500',
+          duration_ms: 12,
+          status: 'pending',
+        });
+        expect(await store.events.findDelivery(delivery.id)).toMatchObject({
+          status: 'pending',
+          attempts: 1,
+          last_status_code: 500,
+          last_error: 'HTTP 500',
+        });
         await store.events.recordAttempt(delivery.id, { attempt: 2, status_code: 200, error: null, duration_ms: 7, status: 'delivered' });
-        expect(await store.events.findDelivery(delivery.id)).toMatchObject({ status: 'delivered', attempts: 2, last_status_code: 200, last_error: null });
+        expect(await store.events.findDelivery(delivery.id)).toMatchObject({
+          status: 'delivered',
+          attempts: 2,
+          last_status_code: 200,
+          last_error: null,
+        });
 
         const unknown = randomUUID();
         const attempts = await store.events.attemptsOf([delivery.id, idle.id, unknown]);
-        expect(attempts.get(delivery.id)!.map(({ attempt, status_code, error, duration_ms }) => ({ attempt, status_code, error, duration_ms }))).toEqual([
+        expect(
+          attempts.get(delivery.id)!.map(({ attempt, status_code, error, duration_ms }) => ({ attempt, status_code, error, duration_ms })),
+        ).toEqual([
           { attempt: 1, status_code: 500, error: 'HTTP 500', duration_ms: 12 },
           { attempt: 2, status_code: 200, error: null, duration_ms: 7 },
         ]);
@@ -293,17 +363,21 @@ export function runEventsConformance(open: Open, backend: Backend): void {
         // The status is written only by the second step (the delivery update), after the attempt row is inserted:
         // PostgreSQL refuses a NUL character in text, so that step fails after the first one succeeded.
         const unstorable = 'delivered\u0000' as DeliveryStatus;
-        await expect(store.events.recordAttempt(delivery.id, { attempt: 1, status_code: 200, error: null, duration_ms: 5, status: unstorable })).rejects.toThrow();
+        await expect(
+          store.events.recordAttempt(delivery.id, { attempt: 1, status_code: 200, error: null, duration_ms: 5, status: unstorable }),
+        ).rejects.toThrow();
         expect((await store.events.attemptsOf([delivery.id])).get(delivery.id)).toEqual([]);
         expect(await store.events.findDelivery(delivery.id)).toMatchObject({ status: 'pending', attempts: 0, last_status_code: null });
       });
 
-      test('recordAttempt joins the caller\'s transaction: it rolls back with it', async () => {
+      test("recordAttempt joins the caller's transaction: it rolls back with it", async () => {
         const delivery = await newDelivery('in-transaction');
-        await expect(store.transaction(async (tx) => {
-          await tx.events.recordAttempt(delivery.id, { attempt: 1, status_code: 200, error: null, duration_ms: 5, status: 'delivered' });
-          throw new Error('roll back');
-        })).rejects.toThrow('roll back');
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.events.recordAttempt(delivery.id, { attempt: 1, status_code: 200, error: null, duration_ms: 5, status: 'delivered' });
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
         expect((await store.events.attemptsOf([delivery.id])).get(delivery.id)).toEqual([]);
         expect(await store.events.findDelivery(delivery.id)).toMatchObject({ status: 'pending', attempts: 0 });
       });
@@ -344,7 +418,13 @@ export function runEventsConformance(open: Open, backend: Backend): void {
 
       test('reopenDelivery puts a delivery back to pending; restoreDelivery undoes it; unknown ids give undefined', async () => {
         const delivery = await newDelivery('reopen');
-        await store.events.recordAttempt(delivery.id, { attempt: 1, status_code: 503, error: 'HTTP 503', duration_ms: 3, status: 'failed' });
+        await store.events.recordAttempt(delivery.id, {
+          attempt: 1,
+          status_code: 503,
+          error: 'HTTP 503',
+          duration_ms: 3,
+          status: 'failed',
+        });
         const failed = (await store.events.findDelivery(delivery.id))!;
         await sleep(10);
         const reopened = await store.events.reopenDelivery(delivery.id);
@@ -365,7 +445,10 @@ export function runEventsConformance(open: Open, backend: Backend): void {
 
         const page = { offset: 0, limit: 100 };
         expect(ids((await store.events.listDeliveries({ app: 'list-a' }, page)).rows)).toEqual([a3.id, a2.id, a1.id]);
-        expect(await store.events.listDeliveries({ app: 'list-a', status: 'failed' }, page)).toEqual({ total: 1, rows: [expect.objectContaining({ id: a2.id })] });
+        expect(await store.events.listDeliveries({ app: 'list-a', status: 'failed' }, page)).toEqual({
+          total: 1,
+          rows: [expect.objectContaining({ id: a2.id })],
+        });
         expect(ids((await store.events.listDeliveries({ app: 'list-a', status: 'pending' }, page)).rows)).toEqual([a3.id, a1.id]);
         const second = await store.events.listDeliveries({ app: 'list-a' }, { offset: 1, limit: 1 });
         expect(second).toEqual({ total: 3, rows: [expect.objectContaining({ id: a2.id })] });
@@ -389,9 +472,15 @@ export function runEventsConformance(open: Open, backend: Backend): void {
         await store.events.disableEndpoint('gone-app', 'https://a.example/hook', 'a second 410');
         expect(await store.events.disabledEndpoint('gone-app')).toEqual(first);
         await store.events.disableEndpoint('gone-app', 'https://b.example/hook', 'the new URL answered 410');
-        expect(await store.events.disabledEndpoint('gone-app')).toMatchObject({ url: 'https://b.example/hook', reason: 'the new URL answered 410' });
+        expect(await store.events.disabledEndpoint('gone-app')).toMatchObject({
+          url: 'https://b.example/hook',
+          reason: 'the new URL answered 410',
+        });
         await store.events.disableEndpoint('other-app', 'https://c.example/hook', 'answered 410 Gone');
-        expect((await store.events.disabledEndpoints()).map((row) => row.app).filter((app) => app.endsWith('-app'))).toEqual(['gone-app', 'other-app']);
+        expect((await store.events.disabledEndpoints()).map((row) => row.app).filter((app) => app.endsWith('-app'))).toEqual([
+          'gone-app',
+          'other-app',
+        ]);
         expect(await store.events.enableEndpoint('gone-app')).toBe(true);
         expect(await store.events.enableEndpoint('gone-app')).toBe(false);
         expect(await store.events.disabledEndpoint('gone-app')).toBeUndefined();

@@ -44,7 +44,8 @@ export async function secondClient(db: TestDatabase): Promise<{ store: Store; cl
 }
 
 /** `n` concurrent calls (started together, awaited together). */
-export const race = <T>(n: number, call: (i: number) => Promise<T>): Promise<T[]> => Promise.all(Array.from({ length: n }, (_, i) => call(i)));
+export const race = <T>(n: number, call: (i: number) => Promise<T>): Promise<T[]> =>
+  Promise.all(Array.from({ length: n }, (_, i) => call(i)));
 
 export const user = (n: number | string, extra: Partial<NewUser> = {}): NewUser => ({
   username: `user${n}@example.com`,

@@ -13,7 +13,10 @@ export function runGroupsConformance(open: Open): void {
     test('names are unique case-insensitively; update and delete', async () => {
       const g = await store.groups.insert({ name: 'Admins', attributes: { level: 1 } });
       await expect(store.groups.insert({ name: 'admins' })).rejects.toEqual(new UniqueViolation('name'));
-      expect(await store.groups.update(g.uuid, { name: 'Administrators' })).toMatchObject({ name: 'Administrators', attributes: { level: 1 } });
+      expect(await store.groups.update(g.uuid, { name: 'Administrators' })).toMatchObject({
+        name: 'Administrators',
+        attributes: { level: 1 },
+      });
       expect(await store.groups.findByUuid(g.uuid)).toMatchObject({ name: 'Administrators' });
       expect(await store.groups.delete(g.uuid)).toBe(true);
       expect(await store.groups.delete(g.uuid)).toBe(false);
@@ -22,10 +25,13 @@ export function runGroupsConformance(open: Open): void {
     });
 
     test('10 concurrent inserts of one name in different cases: exactly one succeeds', async () => {
-      const settled = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.groups.insert({ name: i % 2 ? 'Racers' : 'racers' })));
+      const settled = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => store.groups.insert({ name: i % 2 ? 'Racers' : 'racers' })),
+      );
       expect(settled.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
-      expect((settled.filter((a) => a.status === 'rejected') as PromiseRejectedResult[]).map((r) => r.reason))
-        .toEqual(Array(9).fill(new UniqueViolation('name')));
+      expect((settled.filter((a) => a.status === 'rejected') as PromiseRejectedResult[]).map((r) => r.reason)).toEqual(
+        Array(9).fill(new UniqueViolation('name')),
+      );
     });
 
     test('membership changes are idempotent and report whether they changed anything', async () => {

@@ -6,9 +6,16 @@ import type { OidcPayload, Store } from '../../../src/store/contract.js';
 import { race, useDatabase, type Open } from './fixture.js';
 
 const row = (id: string, extra: Partial<OidcPayload> = {}): Omit<OidcPayload, 'consumed_at'> => ({
-  model: 'AuthorizationCode', id, payload: { jti: id, kind: 'AuthorizationCode' },
-  grant_id: null, user_code: null, uid: null, account_id: null, client_id: null,
-  expires_at: new Date(Date.now() + 60_000), ...extra,
+  model: 'AuthorizationCode',
+  id,
+  payload: { jti: id, kind: 'AuthorizationCode' },
+  grant_id: null,
+  user_code: null,
+  uid: null,
+  account_id: null,
+  client_id: null,
+  expires_at: new Date(Date.now() + 60_000),
+  ...extra,
 });
 
 export function runOidcPayloadsConformance(open: Open): void {
@@ -22,10 +29,18 @@ export function runOidcPayloadsConformance(open: Open): void {
     test('upsert stores the payload and its indexed columns; a second upsert replaces them', async () => {
       await store.oidcPayloads.upsert(row('up-1', { grant_id: 'g-up', account_id: 'acc', client_id: 'cli' }));
       expect(await store.oidcPayloads.find('AuthorizationCode', 'up-1', new Date())).toMatchObject({
-        id: 'up-1', payload: { jti: 'up-1' }, grant_id: 'g-up', account_id: 'acc', client_id: 'cli', consumed_at: null,
+        id: 'up-1',
+        payload: { jti: 'up-1' },
+        grant_id: 'g-up',
+        account_id: 'acc',
+        client_id: 'cli',
+        consumed_at: null,
       });
       await store.oidcPayloads.upsert(row('up-1', { payload: { jti: 'up-1', changed: true }, grant_id: 'g-up2' }));
-      expect(await store.oidcPayloads.find('AuthorizationCode', 'up-1', new Date())).toMatchObject({ payload: { changed: true }, grant_id: 'g-up2' });
+      expect(await store.oidcPayloads.find('AuthorizationCode', 'up-1', new Date())).toMatchObject({
+        payload: { changed: true },
+        grant_id: 'g-up2',
+      });
       expect(await store.oidcPayloads.find('AccessToken', 'up-1', new Date())).toBeUndefined(); // models are separate
     });
 
@@ -71,27 +86,45 @@ export function runOidcPayloadsConformance(open: Open): void {
 
     test('redeem: the consume and the new rows in one step; a lost consume writes nothing', async () => {
       await store.oidcPayloads.upsert(row('red-code'));
-      const issued = [row('red-at', { model: 'AccessToken', grant_id: 'g-red' }), row('red-rt', { model: 'RefreshToken', grant_id: 'g-red', account_id: 'acc' })];
+      const issued = [
+        row('red-at', { model: 'AccessToken', grant_id: 'g-red' }),
+        row('red-rt', { model: 'RefreshToken', grant_id: 'g-red', account_id: 'acc' }),
+      ];
       expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-code' }, issued, new Date())).toEqual({
-        won: true, inserted: [{ model: 'AccessToken', id: 'red-at' }, { model: 'RefreshToken', id: 'red-rt' }],
+        won: true,
+        inserted: [
+          { model: 'AccessToken', id: 'red-at' },
+          { model: 'RefreshToken', id: 'red-rt' },
+        ],
       });
       expect((await store.oidcPayloads.find('AuthorizationCode', 'red-code', new Date()))?.consumed_at).toBeInstanceOf(Date);
-      expect(await store.oidcPayloads.find('AccessToken', 'red-at', new Date())).toMatchObject({ payload: { jti: 'red-at' }, grant_id: 'g-red' });
+      expect(await store.oidcPayloads.find('AccessToken', 'red-at', new Date())).toMatchObject({
+        payload: { jti: 'red-at' },
+        grant_id: 'g-red',
+      });
       expect(await store.oidcPayloads.find('RefreshToken', 'red-rt', new Date())).toMatchObject({ account_id: 'acc', consumed_at: null });
 
       const again = [row('red-at-2', { model: 'AccessToken' })];
-      expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-code' }, again, new Date())).toEqual({ won: false, inserted: [] });
+      expect(await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-code' }, again, new Date())).toEqual({
+        won: false,
+        inserted: [],
+      });
       expect(await store.oidcPayloads.find('AccessToken', 'red-at-2', new Date())).toBeUndefined();
       expect((await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'no-such-code' }, again, new Date())).won).toBe(false);
       expect(await store.oidcPayloads.find('AccessToken', 'red-at-2', new Date())).toBeUndefined();
       expect((await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'a\u0000b' }, again, new Date())).won).toBe(false);
 
       // Without a consume the rows are upserted (a client-credentials token); a consume alone is consume().
-      expect(await store.oidcPayloads.redeem(undefined, [row('red-cc', { model: 'ClientCredentials', payload: { v: 1 } })], new Date())).toEqual({
-        won: true, inserted: [{ model: 'ClientCredentials', id: 'red-cc' }],
+      expect(
+        await store.oidcPayloads.redeem(undefined, [row('red-cc', { model: 'ClientCredentials', payload: { v: 1 } })], new Date()),
+      ).toEqual({
+        won: true,
+        inserted: [{ model: 'ClientCredentials', id: 'red-cc' }],
       });
       // The second write of one row replaces it, and is no insert.
-      expect(await store.oidcPayloads.redeem(undefined, [row('red-cc', { model: 'ClientCredentials', payload: { v: 2 } })], new Date())).toEqual({ won: true, inserted: [] });
+      expect(
+        await store.oidcPayloads.redeem(undefined, [row('red-cc', { model: 'ClientCredentials', payload: { v: 2 } })], new Date()),
+      ).toEqual({ won: true, inserted: [] });
       expect((await store.oidcPayloads.find('ClientCredentials', 'red-cc', new Date()))?.payload).toEqual({ v: 2 });
       await store.oidcPayloads.upsert(row('red-alone'));
       expect((await store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-alone' }, [], new Date())).won).toBe(true);
@@ -100,8 +133,15 @@ export function runOidcPayloadsConformance(open: Open): void {
 
     test('concurrent redeems of one code: exactly one writes its tokens', async () => {
       await store.oidcPayloads.upsert(row('red-race'));
-      const results = (await race(8, (i) => store.oidcPayloads.redeem({ model: 'AuthorizationCode', id: 'red-race' }, [row(`red-race-at-${i}`, { model: 'AccessToken' })], new Date())))
-        .map((redeemed) => redeemed.won);
+      const results = (
+        await race(8, (i) =>
+          store.oidcPayloads.redeem(
+            { model: 'AuthorizationCode', id: 'red-race' },
+            [row(`red-race-at-${i}`, { model: 'AccessToken' })],
+            new Date(),
+          ),
+        )
+      ).map((redeemed) => redeemed.won);
       expect(results.filter(Boolean)).toHaveLength(1);
       const written = await Promise.all(results.map((_, i) => store.oidcPayloads.find('AccessToken', `red-race-at-${i}`, new Date())));
       expect(written.filter(Boolean)).toHaveLength(1);
@@ -110,7 +150,9 @@ export function runOidcPayloadsConformance(open: Open): void {
 
     test('concurrent consumers: exactly one wins', async () => {
       await store.oidcPayloads.upsert(row('race-1'));
-      const results = await Promise.all(Array.from({ length: 10 }, () => store.oidcPayloads.consume('AuthorizationCode', 'race-1', new Date())));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => store.oidcPayloads.consume('AuthorizationCode', 'race-1', new Date())),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
     });
 
@@ -120,7 +162,11 @@ export function runOidcPayloadsConformance(open: Open): void {
       await store.oidcPayloads.upsert(row('rev-rt', { model: 'RefreshToken', grant_id: 'g-rev' }));
       await store.oidcPayloads.upsert(row('keep', { model: 'AccessToken', grant_id: 'g-other' }));
       await store.oidcPayloads.revokeByGrantId('g-rev');
-      for (const [model, id] of [['AuthorizationCode', 'rev-code'], ['AccessToken', 'rev-at'], ['RefreshToken', 'rev-rt']]) {
+      for (const [model, id] of [
+        ['AuthorizationCode', 'rev-code'],
+        ['AccessToken', 'rev-at'],
+        ['RefreshToken', 'rev-rt'],
+      ]) {
         expect(await store.oidcPayloads.find(model!, id!, new Date())).toBeUndefined();
       }
       expect(await store.oidcPayloads.find('AccessToken', 'keep', new Date())).toBeDefined();
@@ -130,13 +176,15 @@ export function runOidcPayloadsConformance(open: Open): void {
 
     test('revokeByGrantId leaves the sessions, interactions and the grant itself that mention the grant', async () => {
       await store.oidcPayloads.upsert(row('g-int-token', { model: 'AccessToken', grant_id: 'g-int' }));
-      for (const model of ['Interaction', 'Session', 'Grant']) await store.oidcPayloads.upsert(row('g-int-' + model, { model, grant_id: 'g-int' }));
+      for (const model of ['Interaction', 'Session', 'Grant'])
+        await store.oidcPayloads.upsert(row('g-int-' + model, { model, grant_id: 'g-int' }));
       await store.oidcPayloads.revokeByGrantId('g-int');
       expect(await store.oidcPayloads.find('AccessToken', 'g-int-token', new Date())).toBeUndefined();
-      for (const model of ['Interaction', 'Session', 'Grant']) expect(await store.oidcPayloads.find(model, 'g-int-' + model, new Date())).toBeDefined();
+      for (const model of ['Interaction', 'Session', 'Grant'])
+        expect(await store.oidcPayloads.find(model, 'g-int-' + model, new Date())).toBeDefined();
     });
 
-    test('revokeClientGrants ends one account\'s grants and tokens with the named clients only, and names who had a live grant', async () => {
+    test("revokeClientGrants ends one account's grants and tokens with the named clients only, and names who had a live grant", async () => {
       const mine = { account_id: 'acct-1' };
       await store.oidcPayloads.upsert(row('cg-grant-a', { ...mine, model: 'Grant', client_id: 'a' }));
       await store.oidcPayloads.upsert(row('cg-at-a', { ...mine, model: 'AccessToken', client_id: 'a', grant_id: 'cg-grant-a' }));
@@ -145,10 +193,18 @@ export function runOidcPayloadsConformance(open: Open): void {
       await store.oidcPayloads.upsert(row('cg-session', { ...mine, model: 'Session' }));
       await store.oidcPayloads.upsert(row('cg-grant-other', { account_id: 'acct-2', model: 'Grant', client_id: 'a' }));
       expect(await store.oidcPayloads.revokeClientGrants('acct-1', ['a', 'b'], new Date())).toEqual(['a']);
-      for (const [model, id] of [['Grant', 'cg-grant-a'], ['AccessToken', 'cg-at-a'], ['RefreshToken', 'cg-rt-b']]) {
+      for (const [model, id] of [
+        ['Grant', 'cg-grant-a'],
+        ['AccessToken', 'cg-at-a'],
+        ['RefreshToken', 'cg-rt-b'],
+      ]) {
         expect(await store.oidcPayloads.find(model!, id!, new Date())).toBeUndefined();
       }
-      for (const [model, id] of [['Grant', 'cg-grant-c'], ['Session', 'cg-session'], ['Grant', 'cg-grant-other']]) {
+      for (const [model, id] of [
+        ['Grant', 'cg-grant-c'],
+        ['Session', 'cg-session'],
+        ['Grant', 'cg-grant-other'],
+      ]) {
         expect(await store.oidcPayloads.find(model!, id!, new Date())).toBeDefined();
       }
       expect(await store.oidcPayloads.revokeClientGrants('acct-1', [], new Date())).toEqual([]);
@@ -174,7 +230,9 @@ export function runOidcPayloadsConformance(open: Open): void {
     test('grantedClients lists live grants only; destroyByAccount removes every row of the account and nothing else', async () => {
       await store.oidcPayloads.upsert(row('g1', { model: 'Grant', account_id: 'acc-1', client_id: 'wiki' }));
       await store.oidcPayloads.upsert(row('g2', { model: 'Grant', account_id: 'acc-1', client_id: 'crm' }));
-      await store.oidcPayloads.upsert(row('g3', { model: 'Grant', account_id: 'acc-1', client_id: 'old', expires_at: new Date(Date.now() - 1000) }));
+      await store.oidcPayloads.upsert(
+        row('g3', { model: 'Grant', account_id: 'acc-1', client_id: 'old', expires_at: new Date(Date.now() - 1000) }),
+      );
       await store.oidcPayloads.upsert(row('g4', { model: 'Grant', account_id: 'acc-2', client_id: 'docs' }));
       await store.oidcPayloads.upsert(row('at1', { model: 'AccessToken', account_id: 'acc-1', client_id: 'other', grant_id: 'g1' }));
       await store.oidcPayloads.upsert(row('s1', { model: 'Session', account_id: 'acc-1', uid: 'u1' }));

@@ -15,7 +15,14 @@ export function runPasskeysConformance(open: Open): void {
       return store.users.insert({ username: email, email, name: 'Test' });
     };
     const passkey = (id: string, userId: number) => ({
-      id, user_id: userId, public_key: 'pQECAyYgASFY', sign_count: 0, transports: ['internal', 'hybrid'], device_type: 'multiDevice', backed_up: true, name: 'Laptop',
+      id,
+      user_id: userId,
+      public_key: 'pQECAyYgASFY',
+      sign_count: 0,
+      transports: ['internal', 'hybrid'],
+      device_type: 'multiDevice',
+      backed_up: true,
+      name: 'Laptop',
     });
     beforeAll(() => {
       store = t.store;
@@ -24,7 +31,9 @@ export function runPasskeysConformance(open: Open): void {
     test('added passkeys are listed per user, oldest first, and found by id', async () => {
       const [alice, bob] = [await newUser(), await newUser()];
       await expect(store.passkeys.add(passkey('cred-a1', alice.id))).resolves.toBe(true);
-      await expect(store.passkeys.add({ ...passkey('cred-a2', alice.id), transports: [], device_type: 'singleDevice', backed_up: false })).resolves.toBe(true);
+      await expect(
+        store.passkeys.add({ ...passkey('cred-a2', alice.id), transports: [], device_type: 'singleDevice', backed_up: false }),
+      ).resolves.toBe(true);
       await expect(store.passkeys.add(passkey('cred-b1', bob.id))).resolves.toBe(true);
       const listed = await store.passkeys.listForUser(alice.id);
       expect(listed.map((row) => row.id)).toEqual(['cred-a1', 'cred-a2']);
@@ -42,7 +51,7 @@ export function runPasskeysConformance(open: Open): void {
       await expect(store.passkeys.find('cred-once')).resolves.toMatchObject({ user_id: alice.id });
     });
 
-    test('rename and remove act on the owner\'s passkey only', async () => {
+    test("rename and remove act on the owner's passkey only", async () => {
       const [alice, bob] = [await newUser(), await newUser()];
       await store.passkeys.add(passkey('cred-owned', alice.id));
       await expect(store.passkeys.rename(bob.id, 'cred-owned', 'Stolen')).resolves.toBe(false);

@@ -23,7 +23,12 @@ export function runPasswordSetupConformance(open: Open): void {
       const id = `interaction-${n}`;
       await store.passwordSetup.saveCode({ id, user_id: user.id, code_hash: 'hash', expires_at: new Date(Date.now() + 60_000) });
       const attempts = await race(12, () => store.passwordSetup.countAttempt(id, 5, new Date()));
-      expect(attempts.filter(Boolean).map((row) => row!.attempts).sort()).toEqual([0, 1, 2, 3, 4]);
+      expect(
+        attempts
+          .filter(Boolean)
+          .map((row) => row!.attempts)
+          .sort(),
+      ).toEqual([0, 1, 2, 3, 4]);
       await expect(store.passwordSetup.findCode(id)).resolves.toMatchObject({ attempts: 5 });
 
       await store.passwordSetup.saveCode({ id, user_id: user.id, code_hash: 'hash2', expires_at: new Date(Date.now() + 60_000) }); // a new code resets

@@ -17,7 +17,10 @@ export function runSigningKeysConformance(open: Open): void {
       expect(first!.state).toBe('active');
       await store.signingKeys.activate({ kid: 'second', encrypted_jwk: 'y' }, new Date());
       const keys = await store.signingKeys.list();
-      expect(keys.map((key) => [key.kid, key.state])).toEqual([['second', 'active'], [first!.kid, 'retired']]);
+      expect(keys.map((key) => [key.kid, key.state])).toEqual([
+        ['second', 'active'],
+        [first!.kid, 'retired'],
+      ]);
       expect(keys[1]!.retired_at).toBeInstanceOf(Date);
       expect(await store.signingKeys.insertFirst({ kid: 'late-first', encrypted_jwk: 'z' })).toBe(false);
     });
@@ -26,7 +29,11 @@ export function runSigningKeysConformance(open: Open): void {
       const at = new Date('2031-05-06T07:08:09Z');
       await store.signingKeys.activate({ kid: 'third', encrypted_jwk: 'z' }, at);
       const keys = await store.signingKeys.list();
-      expect(keys.slice(0, 3).map((key) => [key.kid, key.state])).toEqual([['third', 'active'], ['second', 'retired'], [expect.stringMatching(/^first-/), 'retired']]);
+      expect(keys.slice(0, 3).map((key) => [key.kid, key.state])).toEqual([
+        ['third', 'active'],
+        ['second', 'retired'],
+        [expect.stringMatching(/^first-/), 'retired'],
+      ]);
       expect(keys[1]!.retired_at).toEqual(at);
       expect(keys[1]!.encrypted_jwk).toBe('y');
     });

@@ -3,7 +3,15 @@ import type { OidcPayload } from '../../../src/store/contract.js';
 import { useDatabase, type Open } from './fixture.js';
 
 const payload = (id: string, expires_at: Date | null): Omit<OidcPayload, 'consumed_at'> => ({
-  model: 'Session', id, payload: { jti: id }, grant_id: null, user_code: null, uid: null, account_id: null, client_id: null, expires_at,
+  model: 'Session',
+  id,
+  payload: { jti: id },
+  grant_id: null,
+  user_code: null,
+  uid: null,
+  account_id: null,
+  client_id: null,
+  expires_at,
 });
 
 export function runSweepConformance(open: Open): void {

@@ -33,18 +33,28 @@ export function runTransactionConformance(open: Open, backend: Backend): void {
       const group = await store.groups.insert({ name: 'tx-across' });
       const event = { id: randomUUID(), type: 'user_updated', body: '{}' };
       let created: number | undefined;
-      await expect(store.transaction(async (tx) => {
-        const row = await tx.users.insert(user('tx-across'));
-        created = row.id;
-        await tx.groups.addMember(group.uuid, row.id);
-        await tx.events.append({ ...event, user_uuid: row.uuid });
-        await tx.oidcPayloads.upsert({
-          model: 'Session', id: 'tx-across', payload: {}, grant_id: null, user_code: null, uid: null, account_id: row.uuid, client_id: null, expires_at: null,
-        });
-        await tx.credentials.setPasswordHash(row.id, '$2b$04$tx');
-        await tx.state.claimOnce('tx-across');
-        await tx.users.insert(user('tx-taken-again', { email: 'usertx-taken@example.com' })); // refused: the e-mail exists
-      })).rejects.toEqual(new UniqueViolation('email'));
+      await expect(
+        store.transaction(async (tx) => {
+          const row = await tx.users.insert(user('tx-across'));
+          created = row.id;
+          await tx.groups.addMember(group.uuid, row.id);
+          await tx.events.append({ ...event, user_uuid: row.uuid });
+          await tx.oidcPayloads.upsert({
+            model: 'Session',
+            id: 'tx-across',
+            payload: {},
+            grant_id: null,
+            user_code: null,
+            uid: null,
+            account_id: row.uuid,
+            client_id: null,
+            expires_at: null,
+          });
+          await tx.credentials.setPasswordHash(row.id, '$2b$04$tx');
+          await tx.state.claimOnce('tx-across');
+          await tx.users.insert(user('tx-taken-again', { email: 'usertx-taken@example.com' })); // refused: the e-mail exists
+        }),
+      ).rejects.toEqual(new UniqueViolation('email'));
 
       expect(await emailTaken('usertx-across@example.com')).toBe(false);
       expect(await store.users.findById(created!)).toBeUndefined();
@@ -65,29 +75,35 @@ export function runTransactionConformance(open: Open, backend: Backend): void {
 
     test('a nested call does not commit on its own: the outer failure undoes the inner writes', async () => {
       const event = { id: randomUUID(), type: 'user_updated', body: '{}' };
-      await expect(store.transaction(async (tx) => {
-        await tx.transaction(async (inner) => {
-          await inner.users.insert(user('tx-nested'));
-          await inner.events.append(event);
-        });
-        throw new Error('outer fails after the nested call returned');
-      })).rejects.toThrow('outer fails');
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.transaction(async (inner) => {
+            await inner.users.insert(user('tx-nested'));
+            await inner.events.append(event);
+          });
+          throw new Error('outer fails after the nested call returned');
+        }),
+      ).rejects.toThrow('outer fails');
       expect(await emailTaken('usertx-nested@example.com')).toBe(false);
       expect(await store.events.find(event.id)).toBeUndefined();
     });
 
     test('the value of `work` is the value of the transaction', async () => {
-      await expect(store.transaction(async (tx) => (await tx.users.insert(user('tx-value'))).email)).resolves.toBe('usertx-value@example.com');
+      await expect(store.transaction(async (tx) => (await tx.users.insert(user('tx-value'))).email)).resolves.toBe(
+        'usertx-value@example.com',
+      );
     });
 
-    test('every write method that opens a transaction of its own joins the caller\'s instead', async () => {
+    test("every write method that opens a transaction of its own joins the caller's instead", async () => {
       const row = await store.users.insert(user('tx-joined'));
-      await expect(store.transaction(async (tx) => {
-        await tx.mfa.savePendingTotp(row.id, 'v1.tx');
-        await tx.mfa.replaceRecoveryCodes(row.id, ['tx-code']);
-        await tx.signingKeys.activate({ kid: 'tx-key', encrypted_jwk: 'x' }, new Date());
-        throw new Error('roll back');
-      })).rejects.toThrow('roll back');
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.mfa.savePendingTotp(row.id, 'v1.tx');
+          await tx.mfa.replaceRecoveryCodes(row.id, ['tx-code']);
+          await tx.signingKeys.activate({ kid: 'tx-key', encrypted_jwk: 'x' }, new Date());
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
       expect(await store.mfa.findTotp(row.id)).toBeUndefined();
       expect(await store.mfa.recoveryCodesLeft(row.id)).toBe(0);
       expect((await store.signingKeys.list()).map((key) => key.kid)).not.toContain('tx-key');
@@ -121,35 +137,38 @@ export function runTransactionConformance(open: Open, backend: Backend): void {
     });
 
     // Needs two sessions at once; PGlite is one session (the second transaction waits for the first to end, whatever it locks).
-    (backend.concurrentSessions ? test : test.skip)('a group lock held by one session makes another session\'s lockByUuid wait; other rows do not', async () => {
-      const other = await secondClient(t.db);
-      try {
-        const g = await store.groups.insert({ name: 'locked elsewhere' });
-        const free = await store.groups.insert({ name: 'not locked' });
-        const order: string[] = [];
-        let release!: () => void;
-        const held = new Promise<void>((resolve) => (release = resolve));
-        const first = store.transaction(async (tx) => {
-          await tx.groups.lockByUuid(g.uuid);
-          await held;
-          order.push('first ends');
-        });
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        await other.store.transaction(async (tx) => {
-          await tx.groups.lockByUuid(free.uuid);
-          order.push('other row locked at once');
-        });
-        const second = other.store.transaction(async (tx) => {
-          await tx.groups.lockByUuid(g.uuid);
-          order.push('second locked');
-        });
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        release();
-        await Promise.all([first, second]);
-        expect(order).toEqual(['other row locked at once', 'first ends', 'second locked']);
-      } finally {
-        await other.close();
-      }
-    });
+    (backend.concurrentSessions ? test : test.skip)(
+      "a group lock held by one session makes another session's lockByUuid wait; other rows do not",
+      async () => {
+        const other = await secondClient(t.db);
+        try {
+          const g = await store.groups.insert({ name: 'locked elsewhere' });
+          const free = await store.groups.insert({ name: 'not locked' });
+          const order: string[] = [];
+          let release!: () => void;
+          const held = new Promise<void>((resolve) => (release = resolve));
+          const first = store.transaction(async (tx) => {
+            await tx.groups.lockByUuid(g.uuid);
+            await held;
+            order.push('first ends');
+          });
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          await other.store.transaction(async (tx) => {
+            await tx.groups.lockByUuid(free.uuid);
+            order.push('other row locked at once');
+          });
+          const second = other.store.transaction(async (tx) => {
+            await tx.groups.lockByUuid(g.uuid);
+            order.push('second locked');
+          });
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          release();
+          await Promise.all([first, second]);
+          expect(order).toEqual(['other row locked at once', 'first ends', 'second locked']);
+        } finally {
+          await other.close();
+        }
+      },
+    );
   });
 }

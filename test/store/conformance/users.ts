@@ -12,7 +12,13 @@ export function runUsersConformance(open: Open): void {
 
     test('insert returns the stored row with defaults', async () => {
       const row = await store.users.insert(user('basic', { attributes: { first_name: 'Ada' } }));
-      expect(row).toMatchObject({ username: 'userbasic@example.com', is_active: true, email_verified: false, last_login: null, attributes: { first_name: 'Ada' } });
+      expect(row).toMatchObject({
+        username: 'userbasic@example.com',
+        is_active: true,
+        email_verified: false,
+        last_login: null,
+        attributes: { first_name: 'Ada' },
+      });
       expect(row.id).toEqual(expect.any(Number));
       expect(row.uuid).toMatch(/^[0-9a-f-]{36}$/);
       expect(await store.users.findById(row.id)).toEqual(row);
@@ -22,7 +28,9 @@ export function runUsersConformance(open: Open): void {
     test('e-mail and username are unique case-insensitively', async () => {
       await store.users.insert(user('Case'));
       await expect(store.users.insert(user('other', { email: 'USERCASE@example.com' }))).rejects.toEqual(new UniqueViolation('email'));
-      await expect(store.users.insert(user('other2', { username: 'USERcase@example.com' }))).rejects.toEqual(new UniqueViolation('username'));
+      await expect(store.users.insert(user('other2', { username: 'USERcase@example.com' }))).rejects.toEqual(
+        new UniqueViolation('username'),
+      );
     });
 
     test('update changes the given fields, bumps updated_at and keeps uniqueness', async () => {
@@ -102,7 +110,10 @@ export function runUsersConformance(open: Open): void {
       const admins = await store.groups.insert({ name: 'Admins-With' });
       await store.groups.addMember(staff.uuid, member.id);
       await store.groups.addMember(admins.uuid, member.id);
-      await expect(store.users.findByUuidWithGroups(member.uuid)).resolves.toEqual({ user: await store.users.findByUuid(member.uuid), groups: ['admins-with', 'staff-with'] });
+      await expect(store.users.findByUuidWithGroups(member.uuid)).resolves.toEqual({
+        user: await store.users.findByUuid(member.uuid),
+        groups: ['admins-with', 'staff-with'],
+      });
       await expect(store.users.findByUuidWithGroups(outsider.uuid)).resolves.toMatchObject({ user: { id: outsider.id }, groups: [] });
       await expect(store.users.findByUuidWithGroups('not-a-uuid')).resolves.toBeUndefined();
       await expect(store.users.findByUuidWithGroups('00000000-0000-4000-8000-000000000000')).resolves.toBeUndefined();
@@ -142,8 +153,9 @@ export function runUsersConformance(open: Open): void {
         Array.from({ length: 10 }, (_, i) => store.users.insert(user(`uname${i}`, { username: i % 2 ? 'Taken-Name' : 'taken-name' }))),
       );
       expect(settled.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
-      expect((settled.filter((a) => a.status === 'rejected') as PromiseRejectedResult[]).map((r) => r.reason))
-        .toEqual(Array(9).fill(new UniqueViolation('username')));
+      expect((settled.filter((a) => a.status === 'rejected') as PromiseRejectedResult[]).map((r) => r.reason)).toEqual(
+        Array(9).fill(new UniqueViolation('username')),
+      );
     });
   });
 }
