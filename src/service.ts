@@ -10,9 +10,7 @@ import type { Logger } from 'pino';
 import type { Settings } from './settings/schema.js';
 import type { Store } from './store/contract.js';
 import type { Database, Engine } from './store/database.js';
-import { createReadCache, type ReadCache } from './store/read-cache.js';
-import { withReadCache } from './store/cached-store.js';
-import { cacheListener, type Listening } from './store/change-feed.js';
+import { withReplicaCache } from './store/replica/index.js';
 import { fromScope } from './request-scope.js';
 import { openRuntime } from './runtime.js';
 import { createLogger } from './observability/logger.js';
@@ -130,13 +128,14 @@ export async function startService(settings: Settings, options: ServiceOptions =
   const runtime = options.store ? undefined : await openRuntime(settings);
   const closers: Array<() => Promise<void> | void> = [];
   try {
-    const { store, cache } = withCachedReads(
-      options.store ?? runtime!.store,
-      options.store ? options.database : runtime!.database,
-      settings,
+    // Each serving process keeps the token paths' rows in memory, as current as the database (src/store/replica/).
+    const replica = withReplicaCache(options.store ?? runtime!.store, options.store ? options.database : runtime!.database, {
+      maxEntries: settings.database.cache_entries,
       logger,
-      closers,
-    );
+      since: () => fromScope('startedAt'),
+    });
+    closers.push(replica.stop);
+    const { store, cache } = replica;
     const redis = options.redis !== false;
     const infrastructure = redis ? redisInfrastructure(settings) : inProcessInfrastructure(settings, logger.child({ component: 'mail' }));
     closers.push(() => infrastructure.close());
@@ -213,24 +212,6 @@ export async function startService(settings: Settings, options: ServiceOptions =
     await runtime?.close();
     throw error;
   }
-}
-
-/** The token paths' read cache (src/store/cached-store.ts), when the database can announce its changes. */
-function withCachedReads(
-  store: Store,
-  database: Database | undefined,
-  settings: Settings,
-  logger: Logger,
-  closers: Array<() => Promise<void> | void>,
-): { store: Store; cache?: ReadCache } {
-  const maxEntries = settings.database.cache_entries;
-  if (!database?.listen || maxEntries === 0) return { store };
-  let listening: Listening | undefined;
-  // A request's hits need only the changes committed before it arrived: one fence serves all of them.
-  const cache = createReadCache({ maxEntries, maxAgeMs: 10 * 60_000, fence: () => listening!.fence(fromScope('startedAt')) });
-  listening = database.listen(cacheListener(cache, logger));
-  closers.push(listening.stop);
-  return { store: withReadCache(store, cache), cache };
 }
 
 /** `idp worker`: the outbox relay and the delivery and mail workers, no HTTP. Logout tokens are signed by providers built (never mounted) from the stored keys. */

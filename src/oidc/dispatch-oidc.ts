@@ -19,8 +19,7 @@ import { allowOrigin, answerPreflight, isPreflight, noCors } from './cors.js';
 import { authenticatedCaller, introspection } from './introspect.js';
 import { withEnginePagePolicy } from './engine-page-csp.js';
 import { checkMachineScopes } from './check-machine-scopes.js';
-import { rememberRead } from './request-reads.js';
-import { commitWriteBatch, discardWriteBatch, openWriteBatch } from './write-batch.js';
+import { openUnitOfWork, unitOfWorkOf } from './engine-storage/unit-of-work.js';
 import { answerPublished, keepPublished } from './published-documents.js';
 import { inputProblem } from '../domain/input-text.js';
 import { audit, currentActor } from '../domain/audit.js';
@@ -139,11 +138,11 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
    * statement, written before the redirect that hands out the code leaves.
    */
   async function withBatchedWrites(ctx: Context, run: () => Promise<void>) {
-    openWriteBatch(ctx);
+    const work = openUnitOfWork(ctx, store, { batch: true });
     try {
       await run();
     } finally {
-      await commitWriteBatch(store, ctx).catch((error) => {
+      await work.commit().catch((error) => {
         ctx.remove('Location');
         throw error;
       });
@@ -170,7 +169,7 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     }
     if (inner === '/token/') {
       await checkMachineScopes(ctx, entry.app);
-      openWriteBatch(ctx);
+      openUnitOfWork(ctx, store, { batch: true, redeems: true });
       await engineJson(ctx, next, entry, inner);
       await commitIssuedTokens(ctx);
     } else {
@@ -189,11 +188,12 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       await limits.attempt([['client_auth', key]]);
   }
 
-  /** The tokens in a 200 answer are written now, with the consume of what was redeemed (write-batch.ts). */
+  /** The tokens in a 200 answer are written now, with the consume of what was redeemed (engine-storage/unit-of-work.ts). */
   async function commitIssuedTokens(ctx: Context) {
-    if (ctx.status !== 200) return discardWriteBatch(ctx);
+    const work = unitOfWorkOf(store, ctx);
+    if (ctx.status !== 200) return work.discard();
     try {
-      await commitWriteBatch(store, ctx);
+      await work.commit();
     } catch (error) {
       // The engine's answer for either (temporarily_unavailable as the engine's own calls get it: engine-unavailable.ts).
       const answer = error instanceof Unavailable ? temporarilyUnavailable(error) : error;
@@ -232,7 +232,7 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     const entry = row?.client_id ? providers.byClientId.get(row.client_id) : undefined;
     if (!entry) throw invalidToken();
     // The engine looks the token up again: it gets this row instead of a second query.
-    rememberRead(ctx, 'AccessToken', accessToken!, row!);
+    unitOfWorkOf(store, ctx).handOver(row!);
     return engineJson(ctx, next, entry, '/userinfo/');
   }
 

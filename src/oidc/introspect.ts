@@ -62,8 +62,6 @@ export function introspection(providers: ProviderSet, store: Store) {
     const inactive = { active: false };
     const token = await findToken(caller, value, hint);
     if (!token?.isValid) return inactive;
-    // A rotated refresh token may have been consumed at another replica, which does not announce it.
-    if (token.kind === 'RefreshToken' && !(await store.oidcPayloads.isUnconsumed('RefreshToken', value, new Date()))) return inactive;
     const owner = providers.byClientId.get(token.clientId);
     // By client_id, not by entry: a key reload (reload-keys.ts) may swap in a new entry for the same application mid-request.
     if (!owner || (owner.app.client_id !== caller.app.client_id && !caller.app.resource_server)) return inactive;

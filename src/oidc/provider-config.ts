@@ -10,7 +10,7 @@ import type { SigningJwk } from '../domain/signing-keys.js';
 import { applicationType, userAllowedIn } from '../domain/applications.js';
 import { forEngine } from './engine-unavailable.js';
 import { inputProblem } from '../domain/input-text.js';
-import { adapterFactory } from './adapter.js';
+import { adapterFactory } from './engine-storage/adapter.js';
 import { findAccount } from './account.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { renderEngineError } from './render-engine-error.js';

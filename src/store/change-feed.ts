@@ -1,8 +1,8 @@
 /**
- * Follows the database's change notices (migration 0008) into a replica's read cache. PostgreSQL: a dedicated
- * connection LISTENs; it is checked every two seconds, and while it is down (a restart, a network cut, a silent
- * socket) the cache is off and empty, so nothing is served that a missed notice could have changed. Once the
- * connection listens again the cache starts afresh. PGlite lives in this process: its notices arrive directly.
+ * The database's change notices (migration 0008), which a replica's read cache follows (replica/index.ts).
+ * PostgreSQL: a dedicated connection LISTENs; it is checked every two seconds, and while it is down (a restart, a
+ * network cut, a silent socket) the listener hears `down`, so nothing is served that a missed notice could have
+ * changed; `up` once it listens again. PGlite lives in this process: its notices arrive directly.
  *
  * Notices travel asynchronously: a replica could answer from memory a moment before the notice of a change that
  * has already committed elsewhere arrives. `fence()` closes that moment. It resolves once a round trip on the
@@ -12,10 +12,13 @@
  */
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
-import type { Logger } from 'pino';
-import type { ReadCache } from './read-cache.js';
 
 export const CHANGES_CHANNEL = 'idp_changes';
+
+/** What the triggers (migrations 0008, 0009) say: an engine row changed, a user changed, every user (a group renamed or deleted). */
+export const payloadNotice = (model: string, id: string) => `p:${model}:${id}`;
+export const userNotice = (uuid: string) => `u:${uuid}`;
+export const EVERY_USER = '*';
 const HEARTBEAT_MS = 2000;
 const RECONNECT_MS = 1000;
 /** How the listening connection shows in pg_stat_activity. */
@@ -152,28 +155,6 @@ export function listenPglite(lite: PGlite, listener: NoticeListener): Listening 
     fence: async () => {},
     async stop() {
       await (await unlisten)().catch(() => {});
-    },
-  };
-}
-
-/** Applies notices to the cache: `p:<model>:<id>` and `u:<uuid>` name a key, `*` every user. */
-export function cacheListener(cache: ReadCache, logger: Logger): NoticeListener {
-  let wasDown = false;
-  return {
-    notice(payload) {
-      if (payload === '*') cache.forgetAll('u:');
-      else cache.forget(payload);
-    },
-    up() {
-      cache.setLive(true);
-      if (wasDown) logger.info({ component: 'read-cache' }, 'change notices are back: the read cache is on again');
-      wasDown = false;
-    },
-    down(error) {
-      cache.setLive(false);
-      if (!wasDown)
-        logger.warn({ component: 'read-cache', err: error }, 'change notices lost: token paths read the database until they are back');
-      wasDown = true;
     },
   };
 }

@@ -54,7 +54,7 @@ export interface UsersRepository {
   findByUuid(uuid: string): Promise<UserRow | undefined>;
   /**
    * findByUuid with the names of the user's groups, lower-cased, in one round trip: the engine's hot paths check
-   * the access group for every token (and a replica caches the answer: src/store/cached-store.ts).
+   * the access group for every token (and a replica caches the answer: src/store/replica/replica-store.ts).
    */
   findByUuidWithGroups(uuid: string): Promise<{ user: UserRow; groups: string[] } | undefined>;
   /** The user with exactly this e-mail, case-insensitively (e-mails are unique that way). */
@@ -122,8 +122,18 @@ export interface Redeemed {
 export interface OidcPayloadsRepository {
   /** Inserts or replaces the payload of (model, id); the indexed columns follow the payload. */
   upsert(row: Omit<OidcPayload, 'consumed_at'>): Promise<void>;
-  /** Rows that expired before `now` are invisible (the engine must never see them, even before a sweep). */
+  /**
+   * The row as the database holds it at `now`. Rows that expired before `now` are invisible (the engine must never
+   * see them, even before a sweep). MUST reflect every committed change, a consume made by another replica included.
+   */
   find(model: string, id: string, now: Date): Promise<OidcPayload | undefined>;
+  /**
+   * `find`, for a caller that redeems what it reads: it consumes the row next (`redeem` or `consume`), and the consume
+   * decides in the database. A replica MAY answer from a copy made before a consume at another replica (consumes are
+   * not announced: migration 0009): `consumed_at` may then be null where the row is consumed. Every other change is
+   * reflected as by `find`.
+   */
+  findToRedeem(model: string, id: string, now: Date): Promise<OidcPayload | undefined>;
   findByUid(model: string, uid: string, now: Date): Promise<OidcPayload | undefined>;
   findByUserCode(model: string, userCode: string, now: Date): Promise<OidcPayload | undefined>;
   /**
@@ -132,11 +142,6 @@ export interface OidcPayloadsRepository {
    */
   consume(model: string, id: string, now: Date): Promise<boolean>;
   /**
-   * Whether (model, id) is stored, unexpired at `now` and not consumed, asked of the database itself: a
-   * replica's copy does not learn of a consume made elsewhere (migration 0009).
-   */
-  isUnconsumed(model: string, id: string, now: Date): Promise<boolean>;
-  /**
    * A token or authorization request's writes in one statement (one commit): consume `consume` as `consume()`
    * does, and only when that wins, upsert `rows`. `won` is false, nothing written, when the consume lost;
    * `inserted` names the rows that did not exist before.
@@ -144,8 +149,8 @@ export interface OidcPayloadsRepository {
   redeem(consume: { model: string; id: string } | undefined, rows: Array<Omit<OidcPayload, 'consumed_at'>>, now: Date): Promise<Redeemed>;
   destroy(model: string, id: string): Promise<void>;
   /**
-   * Deletes the grant's codes and tokens (AccessToken, AuthorizationCode, RefreshToken, DeviceCode,
-   * BackchannelAuthenticationRequest), as the engine's own memory adapter does. Sessions and interactions
+   * Deletes the grant's codes and tokens (the grant-bound models of oidc-models.ts), as the engine's own memory
+   * adapter does. Sessions and interactions
    * that mention the grant MUST stay: a user switching accounts mid-sign-in still has their interaction.
    */
   revokeByGrantId(grantId: string): Promise<void>;

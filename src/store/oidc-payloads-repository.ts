@@ -6,9 +6,10 @@ import { isStorableText } from './storable-text.js';
 import { preparedLookup } from './prepared-statements.js';
 import { redeemTogether, type RedeemCall } from './redeem-together.js';
 import { batchCalls } from '../batch-calls.js';
+import { modelsThat } from './oidc-models.js';
 
 /** Models the engine revokes by grant id (its memory adapter's `grantable`). */
-export const GRANT_TOKEN_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest'];
+const GRANT_BOUND = modelsThat('grantBound');
 
 const columns = ['model', 'id', 'payload', 'grant_id', 'user_code', 'uid', 'account_id', 'client_id', 'expires_at', 'consumed_at'] as const;
 
@@ -63,6 +64,8 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
     },
 
     find: (model, id, now) => findBy('id', model, id, now),
+    // The database is always current: what a replica may skip (replica/replica-store.ts) it never has to.
+    findToRedeem: (model, id, now) => findBy('id', model, id, now),
     findByUid: (model, uid, now) => findBy('uid', model, uid, now),
     findByUserCode: (model, userCode, now) => findBy('user_code', model, userCode, now),
 
@@ -79,11 +82,6 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
       return result.numUpdatedRows > 0n;
     },
 
-    async isUnconsumed(model, id, now) {
-      const row = await findBy('id', model, id, now);
-      return Boolean(row && !row.consumed_at);
-    },
-
     async redeem(consume, rows, now) {
       if (consume && !isStorableText(consume.id)) return { won: false, inserted: [] };
       if (!rows.length) return { won: consume ? await repository.consume(consume.model, consume.id, now) : true, inserted: [] };
@@ -96,7 +94,7 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
     },
 
     async revokeByGrantId(grantId) {
-      await db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId).where('model', 'in', GRANT_TOKEN_MODELS).execute();
+      await db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId).where('model', 'in', GRANT_BOUND).execute();
     },
 
     async revokeClientGrants(accountId, clientIds, now) {
@@ -105,7 +103,7 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
         .deleteFrom('oidc_payloads')
         .where('account_id', '=', accountId)
         .where('client_id', 'in', clientIds)
-        .where('model', 'in', ['Grant', ...GRANT_TOKEN_MODELS])
+        .where('model', 'in', ['Grant', ...GRANT_BOUND])
         .returning(['model', 'client_id', 'expires_at'])
         .execute();
       const live = deleted.filter((row) => row.model === 'Grant' && (!row.expires_at || row.expires_at > now));

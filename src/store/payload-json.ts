@@ -1,6 +1,6 @@
 /**
  * An engine payload's JSON, made once: the token paths write it (redeem-together.ts) and the replica keeps the
- * same text for its read cache (cached-store.ts). The engine builds a new payload object for every save.
+ * same text for its read cache (replica/replica-store.ts). The engine builds a new payload object for every save.
  */
 const made = new WeakMap<object, string>();
 

@@ -10,6 +10,7 @@ import type { OidcPayload, Redeemed } from './contract.js';
 import type { Tables } from './tables.js';
 import { prepareStatement } from './prepared-statements.js';
 import { payloadJson } from './payload-json.js';
+import { rowKey } from './oidc-models.js';
 
 type Row = Omit<OidcPayload, 'consumed_at'>;
 
@@ -19,7 +20,7 @@ export interface RedeemCall {
   now: Date;
 }
 
-const keyOf = ({ model, id }: { model: string; id: string }) => `${model}\u0000${id}`;
+const keyOf = ({ model, id }: { model: string; id: string }) => rowKey(model, id);
 const keysOf = (call: RedeemCall) => [...(call.consume ? [call.consume] : []), ...call.rows].map(keyOf);
 
 /** Consecutive runs of calls that touch no row in common. */

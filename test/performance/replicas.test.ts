@@ -1,6 +1,6 @@
 /**
  * Two replicas on one database, as behind a load balancer, each with its read cache of tokens, grants and users
- * (src/store/cached-store.ts): what one of them revokes, deactivates or regroups, the other refuses at once. Each
+ * (src/store/replica/replica-store.ts): what one of them revokes, deactivates or regroups, the other refuses at once. Each
  * test first has replica B use the token, so B holds it (and its grant and user) in memory when the change is made
  * through A; the database's change notices are what empties B's cache.
  */

@@ -180,7 +180,7 @@ describePostgres('database round trips per hot request (postgres)', () => {
 
   test('single sign-on: the authorization of a signed-in browser reads nothing and writes only its code; the code exchange reads nothing and writes once', async () => {
     // The replica keeps the session it saved at the sign-in, the grant and the user. The grant and the session,
-    // saved again as they were (the session's expiry a moment later), are not written (unchanged-saves.ts).
+    // saved again as they were (the session's expiry a moment later), are not written (engine-storage/unchanged-save.ts).
     for (let i = 0; i < 2; i += 1) {
       const { sql } = await ssoAuthorize();
       expect(sql).toHaveLength(1);

@@ -7,8 +7,9 @@
 import pg from 'pg';
 import { engines, openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { cacheListener, LISTENER_NAME, type Listening, type NoticeListener } from '../../src/store/change-feed.js';
-import { createReadCache } from '../../src/store/read-cache.js';
+import { LISTENER_NAME, type Listening, type NoticeListener } from '../../src/store/change-feed.js';
+import { createReadCache } from '../../src/store/replica/read-cache.js';
+import { followChanges } from '../../src/store/replica/index.js';
 import type { OidcPayload } from '../../src/store/contract.js';
 
 const soon = (ms = 60_000) => new Date(Date.now() + ms);
@@ -102,7 +103,7 @@ describe.each(engines)('change notices (%s)', (engine) => {
     expect(await noticesOf(() => db.store.oidcPayloads.destroy('ClientCredentials', 'cc-1'))).toEqual(['p:ClientCredentials:cc-1']);
 
     await db.store.oidcPayloads.upsert(payload('RefreshToken', 'rt-1'));
-    // A consume is decided in the database, whatever a replica remembers (write-batch.ts): it says nothing.
+    // A consume is decided in the database, whatever a replica remembers (engine-storage/unit-of-work.ts): it says nothing.
     expect(await noticesOf(() => db.store.oidcPayloads.consume('RefreshToken', 'rt-1', new Date()))).toEqual([]);
     expect(await noticesOf(() => db.store.oidcPayloads.destroy('RefreshToken', 'rt-1'))).toEqual(['p:RefreshToken:rt-1']);
     await db.store.oidcPayloads.upsert(payload('AuthorizationCode', 'code-1'));
@@ -176,7 +177,7 @@ describe.each(engines)('change notices (%s)', (engine) => {
     let listening: Listening | undefined;
     const cache = createReadCache({ maxEntries: 100, maxAgeMs: 60_000, fence: () => listening!.fence() });
     const seen: string[] = [];
-    const listener = cacheListener(cache, createLogger('silent'));
+    const listener = followChanges(cache, createLogger('silent'));
     const recording: NoticeListener = {
       notice: listener.notice,
       up: () => (seen.push('up'), listener.up()),

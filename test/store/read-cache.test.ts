@@ -3,7 +3,7 @@
  * each caller gets. Its change notices and two replicas are tested in change-notices.test.ts and
  * test/performance/replicas.test.ts.
  */
-import { createReadCache, type Keeping } from '../../src/store/read-cache.js';
+import { createReadCache, type Keeping } from '../../src/store/replica/read-cache.js';
 
 const counting = (value: unknown = 'row') => {
   const load = async () => ((load.calls += 1), value);

@@ -73,12 +73,13 @@ export function runOidcPayloadsConformance(open: Open): void {
 
     test('consume succeeds once and marks the row consumed', async () => {
       await store.oidcPayloads.upsert(row('con-1'));
-      expect(await store.oidcPayloads.isUnconsumed('AuthorizationCode', 'con-1', new Date())).toBe(true);
+      expect((await store.oidcPayloads.find('AuthorizationCode', 'con-1', new Date()))?.consumed_at).toBeNull();
       expect(await store.oidcPayloads.consume('AuthorizationCode', 'con-1', new Date())).toBe(true);
-      expect(await store.oidcPayloads.isUnconsumed('AuthorizationCode', 'con-1', new Date())).toBe(false);
-      expect(await store.oidcPayloads.isUnconsumed('AuthorizationCode', 'missing', new Date())).toBe(false);
+      expect((await store.oidcPayloads.find('AuthorizationCode', 'con-1', new Date()))?.consumed_at).toBeInstanceOf(Date);
+      expect((await store.oidcPayloads.findToRedeem('AuthorizationCode', 'con-1', new Date()))?.consumed_at).toBeInstanceOf(Date);
       await store.oidcPayloads.upsert(row('con-2'));
-      expect(await store.oidcPayloads.isUnconsumed('AuthorizationCode', 'con-2', new Date(Date.now() + 3_600_000))).toBe(false);
+      expect(await store.oidcPayloads.find('AuthorizationCode', 'con-2', new Date(Date.now() + 3_600_000))).toBeUndefined();
+      expect(await store.oidcPayloads.findToRedeem('AuthorizationCode', 'con-2', new Date(Date.now() + 3_600_000))).toBeUndefined();
       expect(await store.oidcPayloads.consume('AuthorizationCode', 'con-1', new Date())).toBe(false);
       expect((await store.oidcPayloads.find('AuthorizationCode', 'con-1', new Date()))?.consumed_at).toBeInstanceOf(Date);
       expect(await store.oidcPayloads.consume('AuthorizationCode', 'missing', new Date())).toBe(false);

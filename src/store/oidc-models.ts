@@ -1,0 +1,61 @@
+/**
+ * The engine's models (oidc-provider keeps every one of them in the table `oidc_payloads`) and what each is to
+ * the store. This is the one list: the adapter, the replica cache, the write batch, the repository's SQL and the
+ * change-notice trigger all take theirs from here.
+ */
+
+export interface ModelTraits {
+  /**
+   * A serving process keeps its rows in memory (src/store/replica/), so the database announces every change that
+   * could make a kept copy mislead (the trigger installed by migration 0012 lists exactly these models; a change
+   * here needs a migration that installs it again: `announceChangesOf` in migrations/payload-notices.ts).
+   */
+  cached: boolean;
+  /** A token or authorization request notes its saves and writes them with its answer, in one statement. */
+  batched: boolean;
+  /** Redeemed once: the consume decides in the database, and losing it ends the grant (engine-storage/unit-of-work.ts). */
+  singleUse: boolean;
+  /** Ends with its grant (revokeByGrantId), as in the engine's own memory adapter (`grantable`). */
+  grantBound: boolean;
+  /** Saved again by the engine mostly as it was read: a save that changes nothing is skipped (unit-of-work.ts). */
+  resaved: boolean;
+}
+
+const traits = (set: Partial<ModelTraits>): ModelTraits => ({
+  cached: false,
+  batched: false,
+  singleUse: false,
+  grantBound: false,
+  resaved: false,
+  ...set,
+});
+
+/** Every model the engine stores; a model not listed here has no trait. */
+export const OIDC_MODELS = {
+  Session: traits({ cached: true, batched: true, resaved: true }),
+  Grant: traits({ cached: true, batched: true, resaved: true }),
+  AccessToken: traits({ cached: true, batched: true, grantBound: true }),
+  ClientCredentials: traits({ cached: true, batched: true }),
+  AuthorizationCode: traits({ cached: true, batched: true, singleUse: true, grantBound: true }),
+  RefreshToken: traits({ cached: true, batched: true, singleUse: true, grantBound: true }),
+  DeviceCode: traits({ singleUse: true, grantBound: true }),
+  BackchannelAuthenticationRequest: traits({ singleUse: true, grantBound: true }),
+  Interaction: traits({}),
+  PushedAuthorizationRequest: traits({}),
+  ReplayDetection: traits({}),
+} as const satisfies Record<string, ModelTraits>;
+
+export type OidcModel = keyof typeof OIDC_MODELS;
+
+/** The models with `trait`, in the table's order. */
+export function modelsThat(trait: keyof ModelTraits): readonly OidcModel[] {
+  return (Object.keys(OIDC_MODELS) as OidcModel[]).filter((model) => OIDC_MODELS[model][trait]);
+}
+
+/** Whether `model` has `trait` (false for a model the table does not list). */
+export function hasTrait(model: string, trait: keyof ModelTraits): boolean {
+  return Object.hasOwn(OIDC_MODELS, model) && OIDC_MODELS[model as OidcModel][trait];
+}
+
+/** One key for one row of one model, wherever rows are collected in memory (a request's writes, a statement's calls). */
+export const rowKey = (model: string, id: string) => `${model}\u0000${id}`;
