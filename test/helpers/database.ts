@@ -10,6 +10,8 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import { createStore } from '../../src/store/store.js';
 import type { Store } from '../../src/store/contract.js';
 import { TEMPLATE_FILE } from './paths.js';
+import { withReplicaCache, type Replica } from '../../src/store/replica/index.js';
+import { createLogger } from '../../src/observability/logger.js';
 
 export interface TestDatabase {
   engine: Engine;
@@ -17,6 +19,8 @@ export interface TestDatabase {
   store: Store;
   /** postgres:// URL of this database (PostgreSQL only), for child processes. */
   url?: string;
+  /** Another client of the same database, as a second replica would be (test/store/conformance/fixture.ts). */
+  secondClient?(): Promise<{ store: Store; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -62,6 +66,43 @@ export async function openTestDatabase(engine: Engine): Promise<TestDatabase> {
     async close() {
       await database.close();
       await drop();
+    },
+  };
+}
+
+/**
+ * The store a serving process runs: `withReplicaCache` over a fresh database, live (its change notices followed).
+ * Its second client is a second replica: its own pool, listening connection and cache (PostgreSQL only).
+ */
+export async function openReplicaTestDatabase(engine: Engine): Promise<TestDatabase> {
+  const bare = await openTestDatabase(engine);
+  const replicaOf = async (database: Database, store: Store): Promise<Replica> => {
+    const replica = withReplicaCache(store, database, { maxEntries: 10_000, logger: createLogger('silent') });
+    for (let tries = 0; !replica.cache?.live; tries += 1) {
+      if (tries > 500) throw new Error('the replica never listened for change notices');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return replica;
+  };
+  const replica = await replicaOf(bare.database, bare.store);
+  return {
+    ...bare,
+    store: replica.store,
+    async secondClient() {
+      if (!bare.url) return { store: replica.store, close: async () => {} };
+      const database = await openDatabase({ url: bare.url, poolSize: 10 });
+      const other = await replicaOf(database, createStore(database.db));
+      return {
+        store: other.store,
+        async close() {
+          await other.stop();
+          await database.close();
+        },
+      };
+    },
+    async close() {
+      await replica.stop();
+      await bare.close();
     },
   };
 }

@@ -38,6 +38,7 @@ export function useDatabase(open: Open): { readonly db: TestDatabase; readonly s
  * its pool serialises concurrent callers (a race there checks that the calls take turns cleanly).
  */
 export async function secondClient(db: TestDatabase): Promise<{ store: Store; close(): Promise<void> }> {
+  if (db.secondClient) return db.secondClient();
   if (!db.url) return { store: db.store, close: async () => {} };
   const database = await openDatabase({ url: db.url, poolSize: 10 });
   return { store: createStore(database.db), close: () => database.close() };

@@ -1,6 +1,7 @@
 /**
  * The storage contract's conformance suite (src/store/contract.ts), one part per store area.
- * Every backend runs all of it: behaviour, transactions (all or nothing) and concurrency.
+ * Every backend runs all of it — the bare store and the replica cache in front of it alike: behaviour, transactions
+ * (all or nothing), concurrency, and what two replicas of one database must agree on.
  */
 import type { Backend, Open } from './fixture.js';
 import { runApiTokensConformance } from './api-tokens.js';
@@ -12,6 +13,7 @@ import { runMfaConformance } from './mfa.js';
 import { runOidcPayloadsConformance } from './oidc-payloads.js';
 import { runPasskeysConformance } from './passkeys.js';
 import { runPasswordSetupConformance } from './password-setup.js';
+import { runReplicasConformance } from './replicas.js';
 import { runSigningKeysConformance } from './signing-keys.js';
 import { runSweepConformance } from './sweep.js';
 import { runTransactionConformance } from './transactions.js';
@@ -31,4 +33,5 @@ export function runStoreConformance(open: Open, backend: Backend): void {
   runEventsConformance(open, backend);
   runSweepConformance(open);
   runTransactionConformance(open, backend);
+  runReplicasConformance(open, backend);
 }
