@@ -7,8 +7,8 @@
 export interface ModelTraits {
   /**
    * A serving process keeps its rows in memory (src/store/replica/), so the database announces every change that
-   * could make a kept copy mislead (the trigger installed by migration 0012 lists exactly these models; a change
-   * here needs a migration that installs it again: `announceChangesOf` in migrations/payload-notices.ts).
+   * could make a kept copy mislead. The triggers of migration 0009 list exactly these models (a migration's SQL is
+   * history: changing this trait needs a new migration; test/store/change-notices.test.ts holds the two together).
    */
   cached: boolean;
   /** A token or authorization request notes its saves and writes them with its answer, in one statement. */

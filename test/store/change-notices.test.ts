@@ -5,6 +5,8 @@
  * listens again.
  */
 import pg from 'pg';
+import { sql } from 'kysely';
+import { modelsThat } from '../../src/store/oidc-models.js';
 import { engines, openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { LISTENER_NAME, type Listening, type NoticeListener } from '../../src/store/change-feed.js';
@@ -146,6 +148,19 @@ describe.each(engines)('change notices (%s)', (engine) => {
     expect(await noticesOf(() => db.store.groups.update(staff.uuid, { name: 'notice-staff-2' }))).toEqual(['*']);
     expect((await noticesOf(() => db.store.groups.delete(staff.uuid))).sort()).toEqual(['*', `u:${ada.uuid}`]);
     expect(await noticesOf(() => db.store.users.delete(ada.id))).toEqual([`u:${ada.uuid}`]);
+  });
+
+  test('the triggers announce exactly the models the replicas keep (src/store/oidc-models.ts): changing the table needs a migration', async () => {
+    const { rows } = await sql<{ definition: string }>`
+      select pg_get_triggerdef(oid) as definition from pg_trigger
+      where tgrelid = 'oidc_payloads'::regclass and not tgisinternal order by tgname`.execute(db.database.db);
+    expect(rows).toHaveLength(2); // one for updates, one for deletes
+    for (const { definition } of rows) {
+      const listed =
+        /old\.model\)?\s*=\s*ANY\s*\(ARRAY\[([^\]]*)\]/i.exec(definition)?.[1] ?? /old\.model IN \(([^)]*)\)/i.exec(definition)?.[1];
+      const models = [...(listed ?? '').matchAll(/'([A-Za-z]+)'/g)].map((match) => match[1]).sort();
+      expect(models).toEqual([...modelsThat('cached')].sort());
+    }
   });
 
   test('a change inside a transaction is announced when it commits, and not at all when it rolls back', async () => {

@@ -3,7 +3,7 @@
  * join the announced models (the replicas keep them too: every authorization reads its session). Two updates
  * of the token paths stay silent:
  *   - a consume (only consumed_at changes): whoever answers from a copy that predates it still has to win the
- *     consume in the database before anything is issued (write-batch.ts), and losing it revokes the grant, as
+ *     consume in the database before anything is issued (src/oidc/engine-storage/unit-of-work.ts), and losing it revokes the grant, as
  *     the engine does when it sees a code or refresh token used twice;
  *   - a later expiry and nothing else (a session's sliding expiry, a grant saved again at each sign-in): a copy
  *     that predates it ends at the old expiry, earlier than the row, and is read again then.
@@ -12,7 +12,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 
-// The models src/store/cached-store.ts keeps (CACHED_MODELS): the ones whose changes are announced.
+// The models the replicas keep (src/store/oidc-models.ts, `cached`): the ones whose changes are announced.
 const CACHED = sql.raw(`('AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Grant', 'Session')`);
 const CACHED_BEFORE = sql.raw(`('AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode', 'Grant')`);
 
