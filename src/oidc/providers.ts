@@ -9,6 +9,7 @@ import { providerConfiguration, type ProviderParts } from './provider-config.js'
 import { tokensIssued } from '../observability/metrics.js';
 import { recordEndedSessions, replaceBackchannelSender } from './logout.js';
 import { everyApplication } from '../domain/account-client.js';
+import { noteEngineError } from './engine-errors.js';
 
 export interface AppProvider {
   app: ApplicationSettings;
@@ -53,6 +54,9 @@ export function createProviders(parts: ProviderParts & { logger: Logger }): Prov
     provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
       tokensIssued.inc({ grant_type: String(ctx.oidc.params?.grant_type ?? 'unknown') });
     });
+    // Kept for the endpoints' rewording by class (endpoints/remap-engine-errors.ts).
+    provider.on('authorization.error', noteEngineError);
+    provider.on('grant.error', noteEngineError);
     provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
       logger.error({ err: error, app: app.slug, route: ctx.oidc?.route }, 'OIDC request failed');
     });

@@ -13,7 +13,7 @@ import { secretsFrom } from '../domain/secrets.js';
 import type { ProviderSet } from './providers.js';
 import { providersFollowingKeys } from './reload-keys.js';
 import type { SigningKeyWatch } from './signing-key-watch.js';
-import { dispatchOidc } from './dispatch-oidc.js';
+import { dispatchOidc } from './endpoints/dispatch.js';
 
 export interface Oidc {
   providers: ProviderSet;

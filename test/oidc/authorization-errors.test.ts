@@ -61,6 +61,14 @@ describe.each(engines)('OIDC authorization errors, discovery, JWKS (%s)', (engin
     expect(location!.searchParams.get('state')).toBe('st-1');
   });
 
+  test('without the openid scope but with a parameter only OpenID Connect knows (nonce, max_age): still invalid_scope', async () => {
+    for (const extra of [{ nonce: 'n-1' }, { max_age: '60' }]) {
+      const { location } = await authorize({ scope: 'profile', ...extra });
+      expect(location!.searchParams.get('error')).toBe('invalid_scope');
+      expect(location!.searchParams.get('state')).toBe('st-1');
+    }
+  });
+
   test('a scope the application may not use: invalid_scope', async () => {
     const { location } = await authorize({ scope: 'openid email' }, 'narrow');
     expect(location!.searchParams.get('error')).toBe('invalid_scope');

@@ -1,0 +1,126 @@
+/**
+ * Routes /application/o/… to the application's provider, and runs each endpoint as a table of small steps, in
+ * order (oidc-provider's actions/authorization/index.js habit): each step is a named middleware of its own file.
+ * Shared endpoints find the application by client_id (authorize, token, revoke, introspect) or by the access
+ * token's client (userinfo); per-application ones by the slug (discovery, JWKS, end-session, the authorization's
+ * resume). Every path answers with or without its trailing slash.
+ */
+import compose from 'koa-compose';
+import type { Context, Middleware, Next } from 'koa';
+import type { Store } from '../../store/contract.js';
+import type { RateLimits } from '../../domain/rate-limits.js';
+import { allowedOrigins } from '../../domain/applications.js';
+import { answerPreflight, isPreflight } from '../cors.js';
+import { answerPublished, keepPublished } from '../published-documents.js';
+import { SHARED_PREFIX, type AppProvider, type ProviderSet } from '../providers.js';
+import { findAuthorizingClient, findCallingClient, findTokenApplication, readCaller } from './find-application.js';
+import { onlyPost } from './only-post.js';
+import { limitClientAuth } from './limit-client-auth.js';
+import { allowApplicationOrigins, withoutCors } from './cors-steps.js';
+import { enginePagePolicy, refuseUnstorableLogoutParams, repostAsGet } from './authorization-steps.js';
+import { checkMachineClientScopes, introspectToken } from './client-steps.js';
+import { writeAuthorization, writeIssuedTokens } from './write-unit-of-work.js';
+import { remapEngineErrors } from './remap-engine-errors.js';
+import { auditRevocation } from './audit-revocation.js';
+import { runEngine } from './run-engine.js';
+import { applicationOf, type EndpointContext, type Step } from './state.js';
+
+interface Endpoint {
+  /** Allowed methods, for CORS preflights. */
+  methods: string;
+  run: Middleware;
+}
+
+const endpoint = (methods: string, steps: Step[]): Endpoint => ({ methods, run: compose(steps as Middleware[]) });
+
+/** Per-application paths the engine serves, with the trailing slash it expects; anything else is not found. */
+function engineInnerPath(inner: string): string | undefined {
+  if (/^\/\.well-known\/(openid-configuration|oauth-authorization-server)\/?$/.test(inner)) return inner.replace(/\/$/, '');
+  if (/^\/jwks\/?$/.test(inner)) return '/jwks/';
+  if (/^\/end-session\/?$/.test(inner)) return '/end-session/';
+  if (/^\/end-session\/+(confirm|success)\/?$/.test(inner)) return inner.replace(/\/+$/, '');
+  if (/^\/authorize\/[^/]+\/?$/.test(inner)) return inner.replace(/\/$/, ''); // the resume after the sign-in pages
+  return undefined;
+}
+
+export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateLimits) {
+  const shared: Record<string, Endpoint> = {
+    authorize: endpoint('GET, POST', [
+      enginePagePolicy,
+      findAuthorizingClient(providers),
+      withoutCors,
+      repostAsGet,
+      writeAuthorization(store),
+      remapEngineErrors,
+      runEngine('/authorize', 'application'),
+    ]),
+    token: endpoint('POST', [
+      onlyPost('token'),
+      findCallingClient(providers),
+      limitClientAuth(limits),
+      checkMachineClientScopes,
+      allowApplicationOrigins,
+      remapEngineErrors,
+      writeIssuedTokens(store),
+      runEngine('/token/'),
+    ]),
+    revoke: endpoint('POST', [
+      onlyPost('revocation'),
+      findCallingClient(providers),
+      limitClientAuth(limits),
+      allowApplicationOrigins,
+      auditRevocation(store),
+      runEngine('/revoke/'),
+    ]),
+    introspect: endpoint('POST', [
+      onlyPost('introspection'),
+      readCaller,
+      limitClientAuth(limits),
+      allowApplicationOrigins,
+      introspectToken(providers, store),
+    ]),
+    userinfo: endpoint('GET, POST', [findTokenApplication(providers, store), allowApplicationOrigins, runEngine('/userinfo/')]),
+  };
+  const anyAppAllows = (origin: string) => [...providers.bySlug.values()].some((entry) => allowedOrigins(entry.app).includes(origin));
+
+  const atApplication = runEngine(undefined, 'application');
+  /** Discovery and JWKS: the engine writes them once per provider instance (a key rotation makes a new one). */
+  const publish: Step = async function publish(ctx, next) {
+    const { provider } = applicationOf(ctx);
+    const path = ctx.state.enginePath!;
+    if (ctx.method === 'GET' && answerPublished(ctx, provider, path)) return;
+    await atApplication(ctx, next);
+    keepPublished(ctx, provider, path);
+  };
+  const answerApplicationPreflight: Step = async function answerApplicationPreflight(ctx, next) {
+    if (!isPreflight(ctx)) return next();
+    const { app } = applicationOf(ctx);
+    answerPreflight(ctx, (origin) => allowedOrigins(app).includes(origin), 'GET');
+  };
+  const perApplication = {
+    published: compose([answerApplicationPreflight, allowApplicationOrigins, publish] as Middleware[]),
+    endSession: compose([enginePagePolicy, withoutCors, refuseUnstorableLogoutParams, atApplication] as Middleware[]),
+    resume: compose([enginePagePolicy, withoutCors, writeAuthorization(store), atApplication] as Middleware[]),
+  };
+  const kindOf = (enginePath: string) =>
+    /^\/(jwks|\.well-known)/.test(enginePath) ? 'published' : enginePath.startsWith('/end-session') ? 'endSession' : 'resume';
+
+  return function dispatchToProvider(ctx: Context, next: Next) {
+    if (!ctx.path.startsWith(`${SHARED_PREFIX}/`)) return next();
+    // /application/o/{first}{inner}: a shared endpoint, or an application's slug and its path.
+    const path = ctx.path.slice(SHARED_PREFIX.length + 1);
+    const slash = path.indexOf('/');
+    const first = slash === -1 ? path : path.slice(0, slash);
+    const inner = slash === -1 ? '/' : path.slice(slash);
+    const sharedEndpoint = Object.hasOwn(shared, first) ? shared[first] : undefined; // not the prototype's (`constructor`)
+    if (sharedEndpoint && inner === '/') {
+      if (first !== 'authorize' && isPreflight(ctx)) return answerPreflight(ctx, anyAppAllows, sharedEndpoint.methods);
+      return sharedEndpoint.run(ctx, next);
+    }
+    const application: AppProvider | undefined = providers.bySlug.get(first);
+    const enginePath = application && engineInnerPath(inner);
+    if (!application || !enginePath) return next();
+    Object.assign((ctx as EndpointContext).state, { application, enginePath });
+    return perApplication[kindOf(enginePath)](ctx, next);
+  };
+}
