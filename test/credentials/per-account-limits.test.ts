@@ -6,6 +6,7 @@
  * spelling of an address that finds the account shares its counters (docs/credentials.md "Brute-force protection").
  */
 import { engines } from '../helpers/database.js';
+import { privateRedis } from '../helpers/redis.js';
 import { codeIn, startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
 import { totpCode } from '../helpers/totp.js';
 import { confirmTotp, pendingTotpSecret } from '../../src/domain/totp.js';
@@ -290,4 +291,31 @@ describe.each(engines)('per-account limits on typed secrets (%s)', (engine) => {
       expect(smtp.messages.filter((mail) => mail.to.includes(user.email))).toHaveLength(1);
     });
   });
+});
+
+test('with Redis unreachable, the per-account budget holds with per-process counters', async () => {
+  const redis = await privateRedis();
+  const idp = await startCredentialsServer('pglite', 'http://127.0.0.1:1/callback', [{ slug: 'wiki' }], {
+    server: { trust_proxy: true, proxy_hops: 1 },
+    redis: { url: redis.url, prefix: 'outage' },
+  });
+  try {
+    const user = await idp.user();
+    const key = idp.settings.secrets.key;
+    const secret = (await pendingTotpSecret(idp.store, (await idp.store.users.findById(user.pk))!, key, true))!;
+    await confirmTotp(idp.store, user.pk, totpCode(secret, Date.now() - 30_000), key);
+    await redis.stop();
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const at = await visit(idp, idp.apps.wiki!, newIp());
+      const ticket = hiddenField(await at.post('email', { email: user.email, password: PASSWORD }), 'ticket');
+      for (let j = 0; j < 4; j++) statuses.push((await at.post('mfa', { ticket, code: 'abcde-fghij' })).status);
+    }
+    expect(statuses).toEqual([...Array(10).fill(400), 429, 429]);
+    await redis.start();
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // the mail worker reconnects (retries back off up to 2 s) before it can close
+  } finally {
+    await idp.close();
+    await redis.stop();
+  }
 });
