@@ -18,7 +18,7 @@ import { audit } from './audit.js';
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
 /** Live challenges one purpose keeps: a page offers at most two ceremonies (autofill and a button); a reload, two more. */
-export const CHALLENGES_KEPT = 5;
+const CHALLENGES_KEPT = 5;
 export const PASSKEY_NAME_MAX = 64;
 
 export interface RelyingParty {

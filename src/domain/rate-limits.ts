@@ -67,7 +67,7 @@ export const accountKey = (lookup: AddressLookup) => (lookup.record ? userKey(lo
 const INTERACTION_WINDOW_SECONDS = 3600;
 const CLIENT_AUTH_FAILURES_PER_MINUTE = 20;
 /** Passkey options one sign-in (or account session) may ask for: each page shows at most two ceremonies. */
-export const CHALLENGES_PER_SIGN_IN = 20;
+const CHALLENGES_PER_SIGN_IN = 20;
 
 /**
  * The counters under `keyPrefix` that have reached `points`, with when their window ends: what a replica that
