@@ -13,6 +13,8 @@ import { enrolTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
 import { updateUser } from '../domain/users.js';
 import { ValidationError } from '../errors.js';
 import { EMAIL } from '../interactions/submit-email.js';
+import { waitText } from '../interactions/pages.js';
+import { userKey, type LimitKind } from '../domain/rate-limits.js';
 
 export function saveProfile(deps: AccountDeps) {
   return async function saveProfile(ctx: AccountContext) {
@@ -41,12 +43,17 @@ export function saveProfile(deps: AccountDeps) {
 export function submitPasswordChange(deps: AccountDeps) {
   return async function submitPasswordChange(ctx: AccountContext) {
     const { user, sid } = ctx.state.account;
-    // Guesses at the current password count like failed sign-ins of this account from this address.
-    const fromHere = `${user.email}|${ctx.ip}`;
-    const limited = await deps.limits.check([['account', fromHere]]);
+    // Guesses at the current password count like sign-ins of this account (by its id) from this address and from
+    // all: before the check, so parallel guesses cannot slip past; a right current password clears them.
+    const account = userKey(user);
+    const keys: Array<[LimitKind, string]> = [
+      ['account', `${account}|${ctx.ip}`],
+      ['account_total', account],
+    ];
+    const limited = await deps.limits.attempt(keys);
     if (!limited.allowed)
       return renderAccount(ctx, deps, {
-        error: { section: 'password', message: 'Too many wrong passwords. Try again later.' },
+        error: { section: 'password', message: `Too many wrong passwords. Try again in ${waitText(limited.retryAfterSeconds)}.` },
         status: 429,
       });
     const outcome = await changePassword(deps.store, deps.sendMail, {
@@ -57,8 +64,8 @@ export function submitPasswordChange(deps: AccountDeps) {
       policy: deps.settings.passwords,
       keepSession: sid,
     });
+    if (outcome.ok || outcome.field !== 'current') await Promise.all(keys.map(([kind, key]) => deps.limits.reset(kind, key)));
     if (!outcome.ok) {
-      if (outcome.field === 'current') await deps.limits.attempt([['account', fromHere]]);
       return renderAccount(ctx, deps, { error: { section: 'password', message: outcome.problems.join(' ') }, status: 400 });
     }
     return backToAccount(ctx, 'password-changed');

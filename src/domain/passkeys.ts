@@ -17,6 +17,8 @@ import type { PasskeyRow, Store, UserRow } from '../store/contract.js';
 import { audit } from './audit.js';
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
+/** Live challenges one purpose keeps: a page offers at most two ceremonies (autofill and a button); a reload, two more. */
+const CHALLENGES_KEPT = 5;
 export const PASSKEY_NAME_MAX = 64;
 
 export interface RelyingParty {
@@ -79,7 +81,7 @@ export async function registrationOptions(
     // Discoverable, so the same passkey also signs in without a password.
     authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
   });
-  await store.passkeys.saveChallenge(options.challenge, purpose, expiry());
+  await store.passkeys.saveChallenge(options.challenge, purpose, expiry(), CHALLENGES_KEPT);
   return options;
 }
 
@@ -144,7 +146,7 @@ export async function authenticationOptions(
     allowCredentials: allow?.map(({ id, transports }) => ({ id, transports })) ?? [],
     userVerification: allow ? 'preferred' : 'required',
   });
-  await store.passkeys.saveChallenge(options.challenge, purpose, expiry());
+  await store.passkeys.saveChallenge(options.challenge, purpose, expiry(), CHALLENGES_KEPT);
   return options;
 }
 

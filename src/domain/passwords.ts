@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import bcrypt from 'bcrypt';
-import type { SignInRecord, Store } from '../store/contract.js';
+import type { AddressLookup, SignInRecord, Store } from '../store/contract.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { audit } from './audit.js';
 
@@ -61,22 +61,23 @@ export async function setPassword(store: Store, userId: number, password: string
   });
 }
 
-/** The user behind an e-mail address as the sign-in pages need them (their hash, their second factors), in one read. */
-export const signInRecordOf = (store: Store, email: string) => store.credentials.signInRecord(email.trim());
+/**
+ * The user behind a typed e-mail address as the sign-in pages need them (their hash, their second factors), and
+ * the address as the database compared it (the key of its rate limits when nobody has it), in one read.
+ */
+export const lookUpAddress = async (store: Store, email: string): Promise<AddressLookup> =>
+  email.trim() ? store.credentials.lookUpAddress(email.trim()) : { comparable: '' };
 
 /**
- * The active user whose e-mail and password match, with their second factors; else undefined. Unknown e-mails
- * and users without a password are checked against a dummy hash, so the answer takes as long and says nothing more.
- * `read` carries the e-mail's sign-in record when the caller has read it already (the first page's own lookup).
+ * The active user of `record` when `password` is theirs, with their second factors; else undefined. An unknown
+ * address (no record) and a user without a password are checked against a dummy hash, so the answer takes as
+ * long and says nothing more.
  */
 export async function checkCredentials(
-  store: Store,
-  email: string,
+  record: SignInRecord | undefined,
   password: string,
   cost: number,
-  read?: { record: SignInRecord | undefined },
 ): Promise<Omit<SignInRecord, 'passwordHash'> | undefined> {
-  const record = read ? read.record : email ? await signInRecordOf(store, email) : undefined;
   const hash = record?.passwordHash;
   const matches = await verifyPassword(password, hash ?? (await dummyHash(cost)));
   return matches && hash && record.user.is_active ? { user: record.user, secondFactors: record.secondFactors } : undefined;

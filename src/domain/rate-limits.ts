@@ -3,24 +3,43 @@
  * them; while Redis does not answer, each process falls back to counters of its own (the limits still hold,
  * per process) instead of refusing everyone or letting everything through.
  *
- * Sign-in attempts are counted before they are checked, so parallel guesses cannot slip past a limit; a correct
- * password clears its account's counters. Other limits are checked first and count only failures. The client
- * authentication limit is checked on every token request: its blocks are announced to every replica
- * (shared-blocks.ts), so the check is answered from memory.
+ * Typed secrets (passwords, mailed codes, second factors) are counted before they are checked, so parallel guesses
+ * cannot slip past a limit; a success clears its account's counters. Other limits are checked first and count
+ * only failures. The client authentication limit is checked on every token request: its blocks are announced to
+ * every replica (shared-blocks.ts), so the check is answered from memory.
+ *
+ * Keys are compared exactly as given. An account's counters are keyed by its id (`accountKey`), whatever spelling
+ * of its address found it; an address without an account by the form the database compared.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import type { Settings } from '../settings/schema.js';
+import type { AddressLookup } from '../store/contract.js';
 import { sharedBlocks, type BlocksInForce } from './shared-blocks.js';
 
 /**
  * account: failed passwords for one account from one address (a lock there locks out only that address);
  * account_total: from any address (bounds a distributed guess; the password-reset path stays open);
- * ip: sign-in posts per address; interaction: codes per sign-in; api: requests per API token;
+ * code_mails: setup and reset codes mailed per account; code_guesses: setup and reset codes typed per account;
+ * second_factor: TOTP and recovery codes and passkeys typed per account after its password;
+ * ip: sign-in posts per address; interaction: codes per sign-in; challenges: passkey options per sign-in (or
+ * account session), challenges_ip: per address; api: requests per API token;
  * client_auth: failed client authentications per client and address at the token endpoint;
  * account_changes: changes per person on the account page.
  */
-export type LimitKind = 'account' | 'account_total' | 'ip' | 'interaction' | 'api' | 'client_auth' | 'account_changes';
+export type LimitKind =
+  | 'account'
+  | 'account_total'
+  | 'code_mails'
+  | 'code_guesses'
+  | 'second_factor'
+  | 'ip'
+  | 'interaction'
+  | 'challenges'
+  | 'challenges_ip'
+  | 'api'
+  | 'client_auth'
+  | 'account_changes';
 
 export type LimitOutcome = { allowed: true } | { allowed: false; kind: LimitKind; retryAfterSeconds: number };
 
@@ -34,9 +53,21 @@ export interface RateLimits {
   close(): void;
 }
 
+/** The counters' key of a known user. */
+export const userKey = (user: { id: number }) => `user:${user.id}`;
+
+/**
+ * The counters' key of a typed address: its account's, once the lookup found one (every spelling that finds the
+ * account shares its counters); else the address as the database compared it, so an unknown address is counted
+ * like a known one and spellings the database holds equal are one.
+ */
+export const accountKey = (lookup: AddressLookup) => (lookup.record ? userKey(lookup.record.user) : `address:${lookup.comparable}`);
+
 /** Interaction counters outlive any sign-in (the engine's interactions last an hour). */
 const INTERACTION_WINDOW_SECONDS = 3600;
 const CLIENT_AUTH_FAILURES_PER_MINUTE = 20;
+/** Passkey options one sign-in (or account session) may ask for: each page shows at most two ceremonies. */
+const CHALLENGES_PER_SIGN_IN = 20;
 
 /**
  * The counters under `keyPrefix` that have reached `points`, with when their window ends: what a replica that
@@ -71,7 +102,12 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
     account: { points: limits.account_failures, duration: limits.account_window_seconds },
     account_total: { points: limits.account_failures_all_addresses, duration: limits.account_window_seconds },
     ip: { points: limits.ip_per_minute, duration: 60 },
+    code_mails: { points: limits.code_mails_per_hour, duration: 3600 },
+    code_guesses: { points: limits.code_failures, duration: limits.code_window_seconds },
+    second_factor: { points: limits.second_factor_failures, duration: limits.second_factor_window_seconds },
     interaction: { points: limits.interaction_attempts, duration: INTERACTION_WINDOW_SECONDS },
+    challenges: { points: CHALLENGES_PER_SIGN_IN, duration: INTERACTION_WINDOW_SECONDS },
+    challenges_ip: { points: limits.passkey_options_per_minute, duration: 60 },
     api: { points: limits.api_per_minute, duration: 60 },
     client_auth: { points: CLIENT_AUTH_FAILURES_PER_MINUTE, duration: 60 },
     account_changes: { points: settings.account.changes_per_hour, duration: 3600 },
@@ -109,12 +145,12 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
       const outcomes = await Promise.all(
         keys.map(async ([kind, key]): Promise<LimitOutcome | undefined> => {
           try {
-            const res = await limiters[kind].consume(key.toLowerCase());
-            if (announces(kind) && res.remainingPoints === 0) announced!.announce(key.toLowerCase(), res.msBeforeNext);
+            const res = await limiters[kind].consume(key);
+            if (announces(kind) && res.remainingPoints === 0) announced!.announce(key, res.msBeforeNext);
             return undefined;
           } catch (error) {
             if (!(error instanceof RateLimiterRes)) throw error;
-            if (announces(kind)) announced!.announce(key.toLowerCase(), error.msBeforeNext);
+            if (announces(kind)) announced!.announce(key, error.msBeforeNext);
             return refusal(kind, error);
           }
         }),
@@ -123,18 +159,18 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
     },
     async check(keys) {
       for (const [kind, key] of keys) {
-        const knownMs = announces(kind) ? announced!.remainingMs(key.toLowerCase()) : undefined;
+        const knownMs = announces(kind) ? announced!.remainingMs(key) : undefined;
         if (knownMs !== undefined) {
           if (knownMs > 0) return refusal(kind, { msBeforeNext: knownMs });
           continue;
         }
-        const res = await limiters[kind].get(key.toLowerCase());
+        const res = await limiters[kind].get(key);
         if (res && res.consumedPoints >= options[kind].points) return refusal(kind, res);
       }
       return { allowed: true };
     },
     async reset(kind, key) {
-      await limiters[kind].delete(key.toLowerCase());
+      await limiters[kind].delete(key);
     },
     close() {
       announced?.close();

@@ -69,9 +69,6 @@ export async function createUser(store: Store, input: CreateUser): Promise<UserV
 /** The user with this uuid (the OIDC subject), active or not. */
 export const findUserByUuid = (store: Store, uuid: string) => store.users.findByUuid(uuid);
 
-/** The user with this e-mail (exact, case-insensitive), active or not. */
-export const findUserByEmail = (store: Store, email: string) => store.users.findByEmail(email.trim());
-
 /** A completed sign-in: shown as last_login, written together with its audit event. */
 export const recordSignIn = (store: Store, userId: number, event: NewAuditEvent, at = new Date()) =>
   store.credentials.recordLogin(userId, at, event);

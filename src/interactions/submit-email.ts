@@ -5,8 +5,9 @@
  * single lookup, so the answer says nothing about them: with a password, it is checked at once (as on the password
  * page, counted the same); without one, the password page follows.
  */
-import { signInRecordOf } from '../domain/passwords.js';
+import { lookUpAddress } from '../domain/passwords.js';
 import { sendSetupCode } from '../domain/password-setup.js';
+import { userKey } from '../domain/rate-limits.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEmailPage, renderPasswordPage, renderSetupPage, unavailable } from './pages.js';
 import { countAttempt } from './count-attempt.js';
@@ -20,15 +21,25 @@ export function submitEmail(deps: SignInDeps) {
     const email = String(ctx.request.body?.email ?? '').trim();
     if (!EMAIL.test(email) || email.length > 254) return renderEmailPage(ctx, email, 'Enter a valid e-mail address.', 400);
     const password = String(ctx.request.body?.password ?? '');
-    const record = await signInRecordOf(deps.store, email);
+    const lookup = await lookUpAddress(deps.store, email);
+    const { record } = lookup;
     if (!record?.user.is_active || record.passwordHash) {
-      return password ? passwordAttempt(ctx, deps, email, password, { record }) : renderPasswordPage(ctx, email);
+      return password ? passwordAttempt(ctx, deps, email, password, lookup) : renderPasswordPage(ctx, email);
     }
     const { user } = record;
 
-    // Each code is a mail: counted per interaction and per IP so the page cannot be used to flood a mailbox.
+    // Each code is a mail: counted per interaction, per IP and per account (one budget with the reset codes), so
+    // the page cannot flood a mailbox; and none is mailed while the account's code guesses are used up.
     const { details, entry } = ctx.state.interaction;
-    const limited = await countAttempt(ctx, deps, [['interaction', `mail:${details.uid}`]], { ip: 'always' });
+    const limited = await countAttempt(
+      ctx,
+      deps,
+      [
+        ['interaction', `mail:${details.uid}`],
+        ['code_mails', userKey(user)],
+      ],
+      { ip: 'always', unlessOver: [['code_guesses', userKey(user)]] },
+    );
     if (limited.refused) return renderEmailPage(ctx, email, limited.refused, 429);
     try {
       await sendSetupCode(deps.store, deps.services.sendMail, {

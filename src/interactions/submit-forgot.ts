@@ -1,11 +1,14 @@
 /**
  * POST …/forgot: asks for a password-reset code. Whoever asks — an account with a password, one without, an
  * unknown or inactive address — gets the same "if an account exists, we sent a code" page after the same
- * steps; only an active account is mailed. Counted like the setup mails: per sign-in and per IP, and also per
- * address asked for (unknown ones too), so neither one page nor many sign-ins can flood a mailbox.
+ * steps; only an active account is mailed. Counted like the setup mails: per sign-in, per IP and per account
+ * (one budget with the setup codes; an address without an account by the form the database compared), so
+ * neither one page nor many sign-ins nor many spellings can flood a mailbox. No code is mailed while the account's
+ * code guesses are used up: it could not be entered.
  */
-import { findUserByEmail } from '../domain/users.js';
+import { lookUpAddress } from '../domain/passwords.js';
 import { sendResetCode } from '../domain/password-reset.js';
+import { accountKey } from '../domain/rate-limits.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderForgotPage, renderResetPage, unavailable } from './pages.js';
 import { countAttempt } from './count-attempt.js';
@@ -16,18 +19,21 @@ export function submitForgot(deps: SignInDeps) {
     const email = String(ctx.request.body?.email ?? '').trim();
     if (!EMAIL.test(email) || email.length > 254) return renderForgotPage(ctx, email, 'Enter a valid e-mail address.', 400);
 
-    // Counted before anything is looked up; `mail:` is the setup mails' own per-sign-in counter.
+    // The lookup first (one cheap statement, for every address), then the counters by what it found.
+    const lookup = await lookUpAddress(deps.store, email);
+    const key = accountKey(lookup);
     const { details, entry } = ctx.state.interaction;
     const limited = await countAttempt(
       ctx,
       deps,
       [
         ['interaction', `mail:${details.uid}`],
-        ['interaction', `reset:${email}`],
+        ['code_mails', key],
       ],
-      { ip: 'always' },
+      { ip: 'always', unlessOver: [['code_guesses', key]] },
     );
     if (limited.refused) {
+      // `mail:` is the setup mails' own per-sign-in counter: its refusal reads like the account's.
       const message =
         limited.kind === 'interaction'
           ? `We have sent as many codes as we can for now. Look for one we already sent (check your spam folder too), or try again in ${limited.wait}.`
@@ -35,11 +41,10 @@ export function submitForgot(deps: SignInDeps) {
       return renderForgotPage(ctx, email, message, 429);
     }
 
-    const user = await findUserByEmail(deps.store, email);
     try {
       await sendResetCode(deps.store, deps.services.sendMail, {
         interactionUid: details.uid,
-        user,
+        user: lookup.record?.user,
         appName: entry.app.name,
         key: deps.settings.secrets.key,
       });

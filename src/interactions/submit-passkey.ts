@@ -1,15 +1,17 @@
 /**
- * Passkeys on the sign-in pages. POST …/passkey/options hands the browser a challenge (JSON); POST …/passkey
- * checks the answer. Without a ticket it is a passwordless sign-in (any passkey of this site, with user
- * verification: possession plus PIN or biometrics, two factors at once); with an "mfa" ticket it is the
- * second factor of the user who gave their password. Attempts count like codes, per interaction and per IP.
+ * Passkeys on the sign-in pages. POST …/passkey/options hands the browser a challenge (JSON; limited per IP and
+ * per sign-in, each one a stored row); POST …/passkey checks the answer. Without a ticket it is a passwordless
+ * sign-in (any passkey of this site, with user verification: possession plus PIN or biometrics, two factors at
+ * once); with an "mfa" ticket it is the second factor of the user who gave their password, counted per account
+ * with their codes. Attempts count like codes, per interaction and per IP.
  */
 import { authenticationOptions, checkPasskey, registerPasskey, registrationOptions } from '../domain/passkeys.js';
 import { findUserByUuid } from '../domain/users.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
-import { renderEmailPage } from './pages.js';
+import { renderEmailPage, waitText } from './pages.js';
+import { userKey, type LimitKind } from '../domain/rate-limits.js';
 import { completeSignIn, showEnrolment, showSecondFactor } from './continue-sign-in.js';
 import { signIns } from '../observability/metrics.js';
 import { audit } from '../domain/audit.js';
@@ -20,10 +22,29 @@ export const PASSKEY_REFUSED =
 
 const purposeOf = (ctx: InteractionContext) => `sign-in:${ctx.state.interaction.details.uid}`;
 
+/**
+ * Each challenge is a stored row: asked for per client IP and per sign-in within limits (the store also keeps only
+ * the newest few of a sign-in). Refused, the script shows the message; the page's other ways still work.
+ */
+async function challengeAllowed(ctx: InteractionContext, deps: SignInDeps): Promise<boolean> {
+  const limited = await deps.services.limits.attempt([
+    ['challenges_ip', ctx.ip],
+    ['challenges', ctx.state.interaction.details.uid],
+  ]);
+  if (limited.allowed) return true;
+  const wait = waitText(limited.retryAfterSeconds);
+  ctx.status = 429;
+  ctx.set('Retry-After', String(limited.retryAfterSeconds));
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'rate_limited', message: `Too many passkey requests. Try again in ${wait}, or continue another way.` };
+  return false;
+}
+
 export function passkeyOptions(deps: SignInDeps) {
   return async function passkeyOptions(ctx: InteractionContext) {
     const asSecondFactor = ctx.request.body?.ticket !== undefined;
     const allow = asSecondFactor ? await deps.store.passkeys.listForUser((await loadTicketUser(ctx, deps, 'mfa')).user.id) : undefined;
+    if (!(await challengeAllowed(ctx, deps))) return;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await authenticationOptions(deps.store, deps.rp, purposeOf(ctx), allow);
   };
@@ -38,7 +59,11 @@ export function submitPasskey(deps: SignInDeps) {
     const refuse = (message: string, status: number) =>
       step ? showSecondFactor(ctx, deps, step.user, token, message, status) : renderEmailPage(ctx, '', message, status);
 
-    const limited = await countAttempt(ctx, deps, [['interaction', `mfa:${details.uid}`]]);
+    // As a second factor, a try at the account's budget (shared with its codes); passwordless, nobody is named yet.
+    const limited = await countAttempt(ctx, deps, [
+      ['interaction', `mfa:${details.uid}`],
+      ...(step ? [['second_factor', userKey(step.user)] as [LimitKind, string]] : []),
+    ]);
     if (limited.refused) return refuse(limited.refused, 429);
     const failed = async (message: string, status: number) => {
       await countFailure(ctx, deps);
@@ -60,6 +85,7 @@ export function submitPasskey(deps: SignInDeps) {
       await audit(deps.store, 'sign_in.failed', { user: step?.user.uuid, app: entry.app.slug, details: { step: 'passkey' } });
       return failed(PASSKEY_FAILED, 400);
     }
+    if (step) await deps.services.limits.reset('second_factor', userKey(step.user));
     return completeSignIn(ctx, deps, user, step ? [...step.ticket.amr, ...checked.amr] : checked.amr);
   };
 }
@@ -71,6 +97,7 @@ export function submitPasskey(deps: SignInDeps) {
 export function passkeyEnrolOptions(deps: SignInDeps) {
   return async function passkeyEnrolOptions(ctx: InteractionContext) {
     const { user } = await loadTicketUser(ctx, deps, 'enrol');
+    if (!(await challengeAllowed(ctx, deps))) return;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await registrationOptions(deps.store, deps.rp, user, `enrol:${ctx.state.interaction.details.uid}`);
   };

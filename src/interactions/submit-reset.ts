@@ -1,11 +1,15 @@
 /**
  * POST …/reset: the code from the "forgot your password?" mail plus a new password twice. It answers alike
- * whether or not the address has an account: the address comes from the signed ticket of the previous page,
- * and every code that does not work gets the same words (no count of tries left, which an address without an
- * account could not have). Tries are limited as on the setup page: by the code's own 5, per sign-in and per IP.
+ * whether or not the address has an account: the address comes from the signed ticket of the previous page, is
+ * looked up again (the same statement for every address) to count the try by its account — or by the form the
+ * database compared — and every code that does not work gets the same words (no count of tries left, which an
+ * address without an account could not have). Tries are limited as on the setup page, in one budget with it:
+ * per account, by the code's own 5, per sign-in and per IP.
  */
 import { checkSetupCode, newPasswordProblems } from '../domain/password-setup.js';
 import { resetCodeId, setPasswordFromCode } from '../domain/password-reset.js';
+import { lookUpAddress } from '../domain/passwords.js';
+import { accountKey, userKey } from '../domain/rate-limits.js';
 import { PageError, unavailableIn } from '../errors.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
@@ -42,7 +46,11 @@ export function submitReset(deps: SignInDeps) {
     const problems = newPasswordProblems(password, String(ctx.request.body?.confirmation ?? ''), email, settings.passwords);
     if (problems.length) return again(problems.join(' '), 400);
 
-    const limited = await countAttempt(ctx, deps, [['interaction', `setup:${uid}`]]);
+    const key = accountKey(await lookUpAddress(store, email));
+    const limited = await countAttempt(ctx, deps, [
+      ['interaction', `setup:${uid}`],
+      ['code_guesses', key],
+    ]);
     if (limited.refused) return again(limited.refused, 429);
 
     // No code of this sign-in (an address without an account) fails like a wrong one, after the same query.
@@ -69,8 +77,14 @@ export function submitReset(deps: SignInDeps) {
     } catch (error) {
       throw unavailableIn(error) ?? notChanged(ctx, error);
     }
-    // The mailbox is proven: earlier failed passwords of this address no longer hold the account.
-    await Promise.all([deps.services.limits.reset('account', `${email}|${ctx.ip}`), deps.services.limits.reset('account_total', email)]);
+    // The mailbox is proven: earlier failed passwords and codes no longer hold the account.
+    const { limits } = deps.services;
+    const account = userKey(user);
+    await Promise.all([
+      limits.reset('account', `${account}|${ctx.ip}`),
+      limits.reset('account_total', account),
+      limits.reset('code_guesses', account),
+    ]);
     return continueAfterNewPassword(ctx, deps, result.user, result.replaced);
   };
 }

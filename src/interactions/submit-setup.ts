@@ -1,11 +1,13 @@
 /**
  * POST …/setup: the mailed code plus a new password twice. The password is checked against the policy first
- * (a typo there does not cost a try); then the code, counted per interaction and per IP and by the code's
- * own 5 tries. Success sets the password, marks the e-mail verified and continues the same sign-in (should the
- * user have got a password meanwhile, replacing it counts as a reset: setPasswordFromCode decides, not the page).
+ * (a typo there does not cost a try); then the code, counted per interaction, per account (one budget with the
+ * reset page's codes), per IP and by the code's own 5 tries. Success clears the account's code count, sets the
+ * password, marks the e-mail verified and continues the same sign-in (should the user have got a password
+ * meanwhile, replacing it counts as a reset: setPasswordFromCode decides, not the page).
  */
 import { checkSetupCode, newPasswordProblems, SETUP_CODE_TRIES, userOfSetupCode } from '../domain/password-setup.js';
 import { setPasswordFromCode } from '../domain/password-reset.js';
+import { userKey } from '../domain/rate-limits.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
 import { restart, renderSetupPage } from './pages.js';
@@ -23,7 +25,10 @@ export function submitSetup(deps: SignInDeps) {
     const problems = newPasswordProblems(password, String(ctx.request.body?.confirmation ?? ''), user.email, settings.passwords);
     if (problems.length) return renderSetupPage(ctx, user.email, min, problems.join(' '), 400);
 
-    const limited = await countAttempt(ctx, deps, [['interaction', `setup:${uid}`]]);
+    const limited = await countAttempt(ctx, deps, [
+      ['interaction', `setup:${uid}`],
+      ['code_guesses', userKey(user)],
+    ]);
     if (limited.refused) return renderSetupPage(ctx, user.email, min, limited.refused, 429);
 
     const check = await checkSetupCode(store, uid, String(ctx.request.body?.code ?? '').replace(/\s/g, ''), settings.secrets.key);
@@ -37,6 +42,7 @@ export function submitSetup(deps: SignInDeps) {
       }[check.reason];
       return renderSetupPage(ctx, user.email, min, message, 400);
     }
+    await deps.services.limits.reset('code_guesses', userKey(user));
     const { user: updated, replaced } = await setPasswordFromCode(store, deps.services.sendMail, {
       userId: check.userId,
       password,

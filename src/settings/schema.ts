@@ -212,7 +212,27 @@ export const settingsSchema = {
           1,
           'Failed passwords for one account from all addresses within the window (a distributed guess); further attempts wait until it ends. Password setup and reset stay open.',
         ),
-        account_window_seconds: int(1, 'Window of the per-account counters.'),
+        account_window_seconds: int(1, 'Window of the per-account password counters.'),
+        code_mails_per_hour: int(
+          1,
+          'Password-setup and reset codes mailed per account per hour, one budget for both (an address without an account is counted alike and mailed nothing). Over it the page says how long to wait.',
+        ),
+        code_failures: int(
+          1,
+          'Setup and reset codes typed for one account within code_window_seconds without a right one, one budget for both pages, counted before each check. Over it codes are refused unchecked and none is mailed until the window ends.',
+          100,
+        ),
+        code_window_seconds: int(60, 'Window of code_failures.'),
+        second_factor_failures: int(
+          1,
+          'Second factors (TOTP and recovery codes, passkeys after the password) tried for one account within second_factor_window_seconds without a right one, counted before each check. Over it they are refused unchecked until the window ends. NIST SP 800-63B allows at most 100.',
+          100,
+        ),
+        second_factor_window_seconds: int(60, 'Window of second_factor_failures.'),
+        passkey_options_per_minute: int(
+          1,
+          'Passkey challenges (the options a passkey button or autofill asks for) per client IP per minute. Each sign-in may also ask for at most 20 and keeps at most 5.',
+        ),
         ip_per_minute: int(
           1,
           'Failed password, code and passkey attempts (and setup or reset mails) per client IP per minute; right passwords do not count.',

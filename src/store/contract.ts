@@ -202,12 +202,26 @@ export interface SignInRecord {
   secondFactors: SecondFactors;
 }
 
+/** One lookup of a typed e-mail address: what the database compared, and whom it found. */
+export interface AddressLookup {
+  /**
+   * The typed address as the lookup compared it (the database's lower() of it): two spellings with the same
+   * form find the same account, or none. The rate limits key an address without an account by it.
+   */
+  comparable: string;
+  /** Undefined when no user has the address. */
+  record?: SignInRecord;
+}
+
 /** The secrets side of a user: kept apart from UserRow so password hashes never travel with user views. */
 export interface CredentialsRepository {
   /** The bcrypt hash, null when the user has none, undefined for an unknown user. */
   passwordHash(userId: number): Promise<string | null | undefined>;
-  /** The user with this e-mail (case-insensitively), their hash and second factors, in one read; undefined when unknown. */
-  signInRecord(email: string): Promise<SignInRecord | undefined>;
+  /**
+   * The user with this e-mail (case-insensitively, by the database's lower()), their hash and second factors, and
+   * the compared form of the address, in one read — an unknown address costs the same statement.
+   */
+  lookUpAddress(email: string): Promise<AddressLookup>;
   /** The user's second factors (none for an unknown user), in one read. */
   secondFactors(userId: number): Promise<SecondFactors>;
   /** False for an unknown user. */

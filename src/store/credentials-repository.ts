@@ -29,16 +29,31 @@ const secondFactorColumns = (eb: ExpressionBuilder<Tables, 'users'>) => [
     .as('passkey'),
 ];
 
-type SignInRow = UserRow & { password_hash: string | null; totp: boolean; passkey: boolean };
+type Found = UserRow & { password_hash: string | null; totp: boolean; passkey: boolean };
+/** Every column of the user is null when nobody has the address. */
+type SignInRow = { comparable: string } & { [key in keyof Found]: Found[key] | null };
 
-/** Every password sign-in reads this twice (the e-mail step, the password step): prepared. */
+/**
+ * Every password sign-in reads this twice (the e-mail step, the password step): prepared. It always answers one
+ * row — the database's lower() of the typed address, with the user of that address or nulls — so the address's
+ * comparable form comes from the one authority that compares it, in the same round trip.
+ */
 const signInRow = preparedLookup<{ email: string }, SignInRow>(
   (db: Kysely<Tables>, { email }) =>
     db
-      .selectFrom('users')
-      .select([...USER_COLUMNS, 'password_hash'])
-      .select(secondFactorColumns)
-      .where(sql`lower(email)`, '=', lowered(email)),
+      .selectFrom(sql<{ comparable: string }>`(select ${lowered(email)} as comparable)`.as('typed'))
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('users')
+            .select([...USER_COLUMNS, 'password_hash'])
+            .select(secondFactorColumns)
+            .where(sql`lower(email)`, '=', lowered(email))
+            .as('found'),
+        (join) => join.onTrue(),
+      )
+      .select('typed.comparable')
+      .selectAll('found'),
   ['email'],
 );
 
@@ -49,11 +64,16 @@ export function credentialsRepository(db: Kysely<Tables>): CredentialsRepository
       return row ? row.password_hash : undefined;
     },
 
-    async signInRecord(email) {
+    async lookUpAddress(email) {
+      // Text PostgreSQL cannot hold finds nobody; as typed, it is still an address for the counters.
       const row = isStorableText(email) ? await signInRow(db, { email }) : undefined;
-      if (!row) return undefined;
-      const { password_hash: passwordHash, totp, passkey, ...user } = row;
-      return { user, passwordHash, secondFactors: { totp, passkey } };
+      if (!row) return { comparable: email };
+      const { comparable, password_hash: passwordHash, totp, passkey, ...user } = row;
+      if (user.id === null) return { comparable };
+      return {
+        comparable,
+        record: { user: user as UserRow, passwordHash, secondFactors: { totp: totp === true, passkey: passkey === true } },
+      };
     },
 
     async secondFactors(userId) {

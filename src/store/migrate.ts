@@ -11,6 +11,7 @@ import * as changeNotices from './migrations/0008_change_notices.js';
 import * as quietConsumes from './migrations/0009_quiet_consumes.js';
 import * as searchPendingList from './migrations/0010_search_pending_list.js';
 import * as quietSignIns from './migrations/0011_quiet_sign_ins.js';
+import * as challengesByPurpose from './migrations/0012_challenges_by_purpose.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0009_quiet_consumes': quietConsumes,
   '0010_search_pending_list': searchPendingList,
   '0011_quiet_sign_ins': quietSignIns,
+  '0012_challenges_by_purpose': challengesByPurpose,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -36,7 +36,11 @@ export interface PasskeysRepository {
   remove(userId: number, id: string): Promise<boolean>;
   /** Every passkey of the user; returns how many. */
   removeAll(userId: number): Promise<number>;
-  saveChallenge(challenge: string, purpose: string, expiresAt: Date): Promise<void>;
+  /**
+   * Stores a challenge and keeps only the `keep` newest of its purpose: older ones are deleted in the same
+   * statement, so one sign-in never holds more than `keep` (plus any saved at the very same moment).
+   */
+  saveChallenge(challenge: string, purpose: string, expiresAt: Date, keep: number): Promise<void>;
   /** Spends a live challenge issued for `purpose`: of concurrent callers exactly one gets true. */
   consumeChallenge(challenge: string, purpose: string, now: Date): Promise<boolean>;
   /** Deletes expired challenges; returns how many. */

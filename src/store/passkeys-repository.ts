@@ -79,8 +79,24 @@ export function passkeysRepository(db: Kysely<Tables>): PasskeysRepository {
       return Number(result.numDeletedRows);
     },
 
-    async saveChallenge(challenge, purpose, expiresAt) {
-      await db.insertInto('webauthn_challenges').values({ challenge, purpose, expires_at: expiresAt }).execute();
+    // One statement: the delete sees the rows from before the insert, so the new challenge is never among them.
+    async saveChallenge(challenge, purpose, expiresAt, keep) {
+      await db
+        .with('saved', (qb) =>
+          qb.insertInto('webauthn_challenges').values({ challenge, purpose, expires_at: expiresAt }).returning('challenge'),
+        )
+        .deleteFrom('webauthn_challenges')
+        .where('purpose', '=', purpose)
+        .where('challenge', 'not in', (eb) =>
+          eb
+            .selectFrom('webauthn_challenges')
+            .select('challenge')
+            .where('purpose', '=', purpose)
+            .orderBy('expires_at', 'desc')
+            .orderBy('challenge')
+            .limit(Math.max(0, keep - 1)),
+        )
+        .execute();
     },
 
     async consumeChallenge(challenge, purpose, now) {

@@ -9,8 +9,22 @@
   function fail(form, error) {
     var box = form.querySelector('[data-passkey-error]');
     if (!box || (error && error.name === 'AbortError')) return;
-    box.textContent = 'The passkey was not used. Try again, or choose another way.';
+    box.textContent = (error && error.refusal) || 'The passkey was not used. Try again, or choose another way.';
     box.hidden = false;
+  }
+
+  // A refusal the server words itself (too many passkey requests: it says how long to wait).
+  function refused(answer) {
+    return answer.json().then(
+      function (body) {
+        var error = new Error('options ' + answer.status);
+        error.refusal = body && typeof body.message === 'string' ? body.message : undefined;
+        throw error;
+      },
+      function () {
+        throw new Error('options ' + answer.status);
+      },
+    );
   }
 
   function run(form, autofill) {
@@ -23,6 +37,7 @@
           window.location.assign('/account/confirm');
           return new Promise(function () {});
         }
+        if (answer.status === 429) return refused(answer);
         if (!answer.ok) throw new Error('options ' + answer.status);
         return answer.json();
       })

@@ -81,14 +81,26 @@ export function runPasskeysConformance(open: Open): void {
     test('a challenge is spent once, for its purpose, before it expires', async () => {
       const now = new Date();
       const later = new Date(now.getTime() + 60_000);
-      await store.passkeys.saveChallenge('ch-1', 'sign-in:abc', later);
+      await store.passkeys.saveChallenge('ch-1', 'sign-in:abc', later, 5);
       await expect(store.passkeys.consumeChallenge('ch-1', 'register:abc', now)).resolves.toBe(false);
       const results = await race(6, () => store.passkeys.consumeChallenge('ch-1', 'sign-in:abc', now));
       expect(results.filter(Boolean)).toHaveLength(1);
-      await store.passkeys.saveChallenge('ch-2', 'sign-in:abc', later);
+      await store.passkeys.saveChallenge('ch-2', 'sign-in:abc', later, 5);
       await expect(store.passkeys.consumeChallenge('ch-2', 'sign-in:abc', new Date(later.getTime() + 1))).resolves.toBe(false);
       await expect(store.passkeys.sweepExpired(new Date(later.getTime() + 1))).resolves.toBe(1);
       await expect(store.passkeys.consumeChallenge('nul\u0000', 'sign-in:abc', now)).resolves.toBe(false);
+    });
+
+    test('a purpose keeps only its newest challenges: a new one deletes the oldest beyond the bound, of that purpose only', async () => {
+      const start = Date.now() + 60_000;
+      for (let i = 0; i < 8; i++) await store.passkeys.saveChallenge(`kept-${i}`, 'sign-in:kept', new Date(start + i * 1000), 3);
+      await store.passkeys.saveChallenge('other-0', 'sign-in:other', new Date(start), 3);
+      await store.passkeys.saveChallenge('kept-8', 'sign-in:kept', new Date(start + 8000), 3);
+      const now = new Date();
+      const live = [];
+      for (let i = 0; i <= 8; i++) if (await store.passkeys.consumeChallenge(`kept-${i}`, 'sign-in:kept', now)) live.push(i);
+      expect(live).toEqual([6, 7, 8]);
+      await expect(store.passkeys.consumeChallenge('other-0', 'sign-in:other', now)).resolves.toBe(true);
     });
 
     test('passkeys go with their user', async () => {
