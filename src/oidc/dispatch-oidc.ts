@@ -10,7 +10,7 @@ import { errors } from 'oidc-provider';
 import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { allowedOrigins } from '../domain/applications.js';
-import { PageError, ProtocolError, Unavailable } from '../errors.js';
+import { PageError, ProtocolError, RETRY_AFTER_SECONDS, Unavailable } from '../errors.js';
 import { temporarilyUnavailable } from './engine-unavailable.js';
 import { runProvider } from './mount-provider.js';
 import { SHARED_PREFIX, type AppProvider, type ProviderSet } from './providers.js';
@@ -125,6 +125,7 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       await runProvider(entry.provider, ctx, next, SHARED_PREFIX, inner);
     } finally {
       allowOrigin(ctx, allowedOrigins(entry.app));
+      if (ctx.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS)); // temporarily_unavailable: the store's Unavailable
     }
   }
 
@@ -216,6 +217,7 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       const answer = error instanceof Unavailable ? temporarilyUnavailable(error) : error;
       if (!(answer instanceof errors.TemporarilyUnavailable || answer instanceof errors.InvalidGrant)) throw error;
       ctx.status = answer.status;
+      if (error instanceof Unavailable) ctx.set(error.headers);
       ctx.body = { error: answer.error, error_description: answer.error_description };
     }
   }
