@@ -2,7 +2,8 @@
  * Routes /application/o/… to the application's provider, as a table. Shared endpoints pick the provider by
  * client_id (authorize, token, revoke, introspect) or by the access token's client (userinfo); per-application
  * ones (discovery, JWKS, end-session, the authorization resume) by the slug, as is the discovery document at its
- * RFC 8414 location (/.well-known/…/application/o/{slug}). Every path answers with or without its trailing slash. CORS is decided here per application (cors.ts); pages the engine writes get a CSP.
+ * RFC 8414 location (/.well-known/…/application/o/{slug}). Every path answers with or without its trailing slash.
+ * CORS is decided here per application (cors.ts); pages the engine writes get a CSP.
  */
 import { stringify, type ParsedUrlQueryInput } from 'node:querystring';
 import type { Context, Next } from 'koa';

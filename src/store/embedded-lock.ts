@@ -45,7 +45,11 @@ export function lockEmbeddedDatabase(dataDir: string): () => void {
           `the embedded database in ${dataDir} is in use by process ${holder}; stop it first, use the API, or set DATABASE_URL`,
         );
       }
-      unlinkSync(file); // left by a process that died
+      try {
+        unlinkSync(file); // left by a process that died
+      } catch (error) {
+        throw unwritableDataDir(dataDir, error, CONSEQUENCE);
+      }
     }
   }
   throw new EmbeddedDatabaseBusy(`could not lock the embedded database in ${dataDir}`);

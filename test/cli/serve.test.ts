@@ -45,15 +45,21 @@ describe('idp serve', () => {
     async () => {
       const disk = mountSmallDisk(4);
       try {
-        const used = path.join(disk.dir, 'used'); // from an earlier start: its secret key is there, the database lock is not
-        mkdirSync(used);
-        writeFileSync(path.join(used, 'secret.key'), 'k'.repeat(64) + '\n', { mode: 0o600 });
+        // From earlier starts: a secret key in both; in one, the lock of a process that died (removed before a start).
+        const [used, crashed] = [path.join(disk.dir, 'used'), path.join(disk.dir, 'crashed')];
+        for (const dir of [used, crashed]) {
+          mkdirSync(dir);
+          writeFileSync(path.join(dir, 'secret.key'), 'k'.repeat(64) + '\n', { mode: 0o600 });
+        }
+        writeFileSync(path.join(crashed, 'db.lock'), '999999999');
         disk.readOnly();
-        const locked = await runIdp(['serve', '--port', '0'], { IDP_DATA_DIR: used });
-        expect(locked.code).toBe(1);
-        expect(lastLine(locked.stderr)).toBe(
-          `config: data_dir ${used} cannot be written (read-only file system, EROFS): the embedded database keeps its files there; make it writable, set IDP_DATA_DIR to another folder, or set DATABASE_URL`,
-        );
+        for (const dir of [used, crashed]) {
+          const refused = await runIdp(['serve', '--port', '0'], { IDP_DATA_DIR: dir });
+          expect(refused.code).toBe(1);
+          expect(lastLine(refused.stderr)).toBe(
+            `config: data_dir ${dir} cannot be written (read-only file system, EROFS): the embedded database keeps its files there; make it writable, set IDP_DATA_DIR to another folder, or set DATABASE_URL`,
+          );
+        }
         const fresh = path.join(disk.dir, 'new'); // a first start: the secret key is the first thing written
         const first = await runIdp(['serve', '--port', '0'], { IDP_DATA_DIR: fresh });
         expect(first.code).toBe(1);
