@@ -1,8 +1,9 @@
 /**
  * Routes /application/o/… to the application's provider, as a table. Shared endpoints pick the provider by
  * client_id (authorize, token, revoke, introspect) or by the access token's client (userinfo); per-application
- * ones (discovery, JWKS, end-session, the authorization resume) by the slug. Every path answers with or without
- * its trailing slash. CORS is decided here per application (cors.ts); pages the engine writes get a CSP.
+ * ones (discovery, JWKS, end-session, the authorization resume) by the slug, as is the discovery document at its
+ * RFC 8414 location (/.well-known/…/application/o/{slug}). Every path answers with or without its trailing slash.
+ * CORS is decided here per application (cors.ts); pages the engine writes get a CSP.
  */
 import { stringify, type ParsedUrlQueryInput } from 'node:querystring';
 import type { Context, Next } from 'koa';
@@ -10,7 +11,7 @@ import { errors } from 'oidc-provider';
 import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { allowedOrigins } from '../domain/applications.js';
-import { PageError, ProtocolError, Unavailable } from '../errors.js';
+import { PageError, ProtocolError, RETRY_AFTER_SECONDS, Unavailable } from '../errors.js';
 import { temporarilyUnavailable } from './engine-unavailable.js';
 import { runProvider } from './mount-provider.js';
 import { SHARED_PREFIX, type AppProvider, type ProviderSet } from './providers.js';
@@ -83,6 +84,22 @@ async function refuseUnstorableLogoutParams(ctx: Context) {
   });
 }
 
+/**
+ * RFC 7009 §2.2: a revocation answers 200 and the client ignores the body. The engine's empty string would go out
+ * as text/plain, which clients that accept JSON only (oidc-client-ts) refuse: the answer carries no content type.
+ */
+function emptyRevocationAnswer(ctx: Context) {
+  ctx.body = '';
+  ctx.remove('Content-Type');
+}
+
+/**
+ * RFC 8414 §3.1: an issuer with a path has its metadata at /.well-known/{document} followed by that path, without
+ * the final slash: /.well-known/oauth-authorization-server/application/o/{slug}. The same document as the issuer's
+ * own {issuer}.well-known/… paths; openid-configuration is inserted too, as some clients try that first.
+ */
+const INSERTED_WELL_KNOWN = /^\/\.well-known\/(openid-configuration|oauth-authorization-server)\/application\/o\/([^/]+)\/?$/;
+
 /** The access token of a UserInfo request: Bearer (RFC 6750) or DPoP (RFC 9449). */
 function accessTokenOf(ctx: Context): string | undefined {
   return /^(?:Bearer|DPoP)\s+(\S+)$/i.exec(ctx.get('Authorization'))?.[1];
@@ -109,6 +126,7 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       await runProvider(entry.provider, ctx, next, SHARED_PREFIX, inner);
     } finally {
       allowOrigin(ctx, allowedOrigins(entry.app));
+      if (ctx.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS)); // temporarily_unavailable: the store's Unavailable
     }
   }
 
@@ -178,6 +196,7 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     }
     grantNotAllowedIsUnauthorizedClient(ctx);
     if (inner === '/revoke/' && ctx.status === 200) {
+      emptyRevocationAnswer(ctx);
       const hint = (await formOf(ctx)).token_type_hint;
       await audit(store, 'token.revoked', {
         app: entry.app.slug,
@@ -199,6 +218,7 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       const answer = error instanceof Unavailable ? temporarilyUnavailable(error) : error;
       if (!(answer instanceof errors.TemporarilyUnavailable || answer instanceof errors.InvalidGrant)) throw error;
       ctx.status = answer.status;
+      if (error instanceof Unavailable) ctx.set(error.headers);
       ctx.body = { error: answer.error, error_description: answer.error_description };
     }
   }
@@ -268,8 +288,15 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     }
   }
 
+  /** An application's metadata at the RFC 8414 §3.1 location. */
+  function wellKnown(ctx: Context, next: Next) {
+    const [, document, slug] = INSERTED_WELL_KNOWN.exec(ctx.path) ?? [];
+    const entry = slug === undefined ? undefined : providers.bySlug.get(slug);
+    return entry ? published(ctx, next, entry, `/.well-known/${document}`) : next();
+  }
+
   return function dispatchToProvider(ctx: Context, next: Next) {
-    if (!ctx.path.startsWith(`${SHARED_PREFIX}/`)) return next();
+    if (!ctx.path.startsWith(`${SHARED_PREFIX}/`)) return ctx.path.startsWith('/.well-known/') ? wellKnown(ctx, next) : next();
     // /application/o/{first}{inner}: a shared endpoint, or an application's slug and its path.
     const path = ctx.path.slice(SHARED_PREFIX.length + 1);
     const slash = path.indexOf('/');
