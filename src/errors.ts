@@ -91,10 +91,18 @@ export class PageError extends AppError {
   }
 }
 
-/** A dependency (the database, the mail queue) does not answer: 503, try again shortly. */
+/** How long a client should wait before trying again after a 503 (Retry-After, seconds). */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** A dependency (the database, the mail queue) does not answer, or the database cannot write: 503, try again shortly. */
 export class Unavailable extends AppError {
   constructor(what: string, cause?: unknown) {
-    super(`${what} is unavailable; try again shortly.`, { status: 503, expose: true, headers: { 'Retry-After': '5' }, cause });
+    super(`${what} is unavailable; try again shortly.`, {
+      status: 503,
+      expose: true,
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      cause,
+    });
   }
 }
 

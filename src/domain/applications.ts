@@ -61,15 +61,16 @@ export async function userAllowedIn(store: Store, app: ApplicationSettings, uuid
   return { user: found.user, allowed: found.user.is_active && member };
 }
 
-/** RFC 8252: a public app whose redirects use a private-use scheme or a loopback IP literal is native (any loopback port then matches). */
-export function applicationType(app: ApplicationSettings): 'web' | 'native' {
-  if (app.client_type !== 'public') return 'web';
-  return app.redirect_uris.some((uri) => {
-    const { protocol, hostname } = new URL(uri);
-    return !['http:', 'https:'].includes(protocol) || (protocol === 'http:' && (hostname === '127.0.0.1' || hostname === '[::1]'));
-  })
-    ? 'native'
-    : 'web';
+/** The engine's application_type: as configured, or as validation derived it from the redirect URIs (src/settings/validate.ts); web for the built-in account client. */
+export const applicationType = (app: ApplicationSettings): 'web' | 'native' => app.application_type ?? 'web';
+
+/**
+ * The OpenID scopes the application may be granted: its configured ones, and offline_access when it may refresh.
+ * Every code grant of such an application brings a refresh token whether or not it asks (spec §2.3); asking for
+ * offline_access is honoured by granting it (docs/decisions.md).
+ */
+export function grantableScopes(app: ApplicationSettings): string[] {
+  return app.grant_types.includes('refresh_token') ? [...app.scopes, 'offline_access'] : [...app.scopes];
 }
 
 /** Browser origins that may call the application's endpoints (CORS): configured, or those of its web redirect URIs. */

@@ -7,7 +7,7 @@ import { errors, type ClientMetadata, type Configuration, type KoaContextWithOID
 import type { ApplicationSettings, Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { SigningJwk } from '../domain/signing-keys.js';
-import { applicationType, userAllowedIn } from '../domain/applications.js';
+import { applicationType, grantableScopes, userAllowedIn } from '../domain/applications.js';
 import { forEngine } from './engine-unavailable.js';
 import { inputProblem } from '../domain/input-text.js';
 import { adapterFactory } from './engine-storage/adapter.js';
@@ -31,6 +31,23 @@ function rejectUnstorableParams(ctx: KoaContextWithOIDC) {
   for (const [name, value] of Object.entries(ctx.oidc.params ?? {})) {
     if (inputProblem(value)) throw new errors.InvalidRequest(`the ${name} parameter contains characters that are not allowed`);
   }
+}
+
+/**
+ * offline_access, asked for by the request as sent (GET: the dispatcher turns a POST into a GET). An application
+ * that may not refresh gets invalid_scope, as for any scope it may not use. One that may is granted it, with or
+ * without prompt=consent: OIDC Core §11 waives the consent prompt where "other conditions" permit offline access,
+ * and the operator registering the application with refresh tokens is that condition (docs/decisions.md). The
+ * engine drops it before this hook unless prompt=consent, so it is put back into the request here.
+ */
+function honourOfflineAccess(ctx: KoaContextWithOIDC, app: ApplicationSettings) {
+  const asked = typeof ctx.query.scope === 'string' ? ctx.query.scope.split(' ') : [];
+  if (!asked.includes('offline_access')) return;
+  if (!grantableScopes(app).includes('offline_access'))
+    throw new errors.InvalidScope('offline_access needs the refresh_token grant, which this application does not have', 'offline_access');
+  const params = ctx.oidc.params as { scope?: string };
+  const kept = String(params.scope ?? '').split(' ');
+  if (!kept.includes('offline_access')) params.scope = [...kept, 'offline_access'].join(' ');
 }
 
 /** prompt=login, or a max_age the session is older than: the engine will ask someone to sign in. */
@@ -58,9 +75,10 @@ function loadGrant(app: ApplicationSettings, store: Store) {
       }
       const grantId = ctx.oidc.result?.consent?.grantId ?? session!.grantIdFor(client!.clientId);
       const grant = (grantId && (await provider.Grant.find(grantId))) || new provider.Grant({ clientId: client!.clientId, accountId });
+      const grantable = grantableScopes(app);
       const requested = String(params!.scope ?? '')
         .split(' ')
-        .filter((scope) => (app.scopes as readonly string[]).includes(scope));
+        .filter((scope) => grantable.includes(scope));
       grant.addOIDCScope(requested.join(' '));
       await grant.save();
       askForSessionClaims(ctx);
@@ -95,7 +113,7 @@ function clientMetadata(app: ApplicationSettings): ClientMetadata {
     grant_types: app.grant_types,
     response_types: app.grant_types.includes('authorization_code') ? ['code'] : [],
     id_token_signed_response_alg: 'RS256',
-    scope: [...app.scopes, ...app.api_scopes].join(' '),
+    scope: [...grantableScopes(app), ...app.api_scopes].join(' '),
   };
 }
 
@@ -108,7 +126,14 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
     jwks: { keys: parts.keys as never },
     cookies: { keys: parts.cookieKeys },
     findAccount: findAccount(store, app, settings.issuer.base_url),
-    scopes: ['openid', 'profile', 'email', ...app.api_scopes],
+    // offline_access where the application may refresh: advertised, and granted when asked (grantableScopes).
+    scopes: [
+      'openid',
+      'profile',
+      'email',
+      ...(grantableScopes(app).includes('offline_access') ? ['offline_access'] : []),
+      ...app.api_scopes,
+    ],
     claims: {
       // Standalone claims every ID token carries (asked for by loadGrant): when, how and in which session.
       auth_time: null,
@@ -140,7 +165,7 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
       // Sender-constrained tokens (RFC 9449): the shared token and UserInfo endpoints accept DPoP proofs.
       dPoP: { enabled: true },
     },
-    // CORS is decided per application by dispatch-oidc.ts (allowed_origins), which removes what the engine would allow beyond it.
+    // CORS is decided per application by the endpoints (endpoints/cors-steps.ts, allowed_origins), which removes what the engine would allow beyond it.
     clientBasedCORS: () => true,
     // Runs after redirect_uri validation, so these errors are redirected to the application.
     extraParams: {
@@ -154,6 +179,7 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
             .includes('openid')
         )
           throw new errors.InvalidScope('the openid scope is required', 'openid');
+        honourOfflineAccess(ctx, app);
       },
     },
     interactions: { url: (_ctx, interaction) => parts.interactionPath(app.slug, interaction.uid) },

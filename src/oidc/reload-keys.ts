@@ -1,7 +1,7 @@
 /**
  * Providers that follow the stored signing keys. The engine takes `jwks` at construction only, so a rotation
  * (seen by signing-key-watch.ts) builds a whole new provider per application and swaps them into the one
- * ProviderSet that dispatch-oidc.ts, the sign-in pages and the logout signer read. Everything but the keys is
+ * ProviderSet that the endpoints (endpoints/dispatch.ts), the sign-in pages and the logout signer read. Everything but the keys is
  * built from the same parts: same adapter (sessions, grants and tokens live in the database), same cookie keys
  * (the browser's SSO session stays valid), same settings.
  */

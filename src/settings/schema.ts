@@ -286,14 +286,21 @@ export const settingsSchema = {
             minItems: 1,
             default: ['authorization_code', 'refresh_token'],
             items: { type: 'string', enum: ['authorization_code', 'refresh_token', 'client_credentials'] },
-            description: 'Grants the application may use; client_credentials (a machine client) for confidential applications only.',
+            description:
+              'Grants the application may use; client_credentials (a machine client) for confidential applications only. With refresh_token, every code exchange brings a refresh token, and the application may ask for (and is granted) offline_access.',
+          },
+          application_type: {
+            type: 'string',
+            enum: ['web', 'native'],
+            description:
+              'web: a server or a browser app; redirect URIs match exactly, and a signed-in person gets a code without any page (prompt=none: silent renewal). native (public applications only, RFC 8252): a mobile, desktop or command-line app; a loopback redirect matches on any port, private-use schemes are allowed, and prompt=none is refused (the engine wants an interaction each time). Default: native for a public application with a private-use or http://127.0.0.1 / http://[::1] redirect URI, else web; set web for a single-page app served on a loopback address.',
           },
           redirect_uris: {
             type: 'array',
             default: [],
             items: { type: 'string' },
             description:
-              'Registered callback URLs, matched exactly (required with authorization_code). Public applications may also use a private-use scheme (com.example.app:/cb) and http://127.0.0.1 or http://[::1] with any port (RFC 8252).',
+              'Registered callback URLs, matched exactly (required with authorization_code). Public native applications (application_type) may also use a private-use scheme (com.example.app:/cb), and their http://127.0.0.1 or http://[::1] redirects match with any port (RFC 8252).',
           },
           allowed_origins: {
             type: 'array',

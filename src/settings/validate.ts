@@ -131,6 +131,7 @@ function checkApplications(applications: ApplicationSettings[], allowInsecureLoo
         );
       }
     });
+    checkApplicationType(app, key);
     (app.allowed_origins ?? []).forEach((origin, i) => {
       if (!isOrigin(origin))
         throw new ConfigError(
@@ -145,6 +146,8 @@ function checkApplications(applications: ApplicationSettings[], allowInsecureLoo
     }
     if (!app.scopes.includes('openid')) throw new ConfigError(`${key}.scopes must include openid`);
     app.api_scopes.forEach((scope, i) => {
+      if (scope === 'offline_access')
+        throw new ConfigError(`${key}.api_scopes[${i}] "offline_access" is a built-in scope, granted with the refresh_token grant`);
       if (BUILT_IN_SCOPES.has(scope)) throw new ConfigError(`${key}.api_scopes[${i}] "${scope}" is a built-in scope; list it in scopes`);
     });
     if (isPublic && app.grant_types.includes('client_credentials'))
@@ -170,6 +173,50 @@ function checkApplications(applications: ApplicationSettings[], allowInsecureLoo
         `${key}.client_secret is required for a confidential application (or client_secret_env; or set client_type: public)`,
       );
   });
+}
+
+/** The engine's loopback hosts (oidc-provider's consts LOOPBACKS): a native app's http redirects use these, its https ones never do. */
+const NATIVE_LOOPBACKS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** RFC 8252: a public application whose redirects use a private-use scheme or a loopback IP literal is a native app. */
+function derivedApplicationType(app: ApplicationSettings): 'web' | 'native' {
+  if (app.client_type !== 'public') return 'web';
+  const native = app.redirect_uris.some((uri) => {
+    const { protocol, hostname } = new URL(uri);
+    return !['http:', 'https:'].includes(protocol) || (protocol === 'http:' && (hostname === '127.0.0.1' || hostname === '[::1]'));
+  });
+  return native ? 'native' : 'web';
+}
+
+/** Why the engine would refuse this redirect for an application of this type (its client_schema.js rules), if it would. */
+function redirectProblem(type: 'web' | 'native', uri: string): string | undefined {
+  const { protocol, hostname } = new URL(uri);
+  if (type === 'web')
+    return ['http:', 'https:'].includes(protocol) ? undefined : 'uses a private-use scheme, which only a native application receives';
+  if (protocol === 'http:' && !NATIVE_LOOPBACKS.has(hostname))
+    return 'uses http on a host other than localhost, 127.0.0.1 or [::1], which a native application may not';
+  if (protocol === 'https:' && NATIVE_LOOPBACKS.has(hostname))
+    return 'uses https on a loopback host, which a native application may not (http there)';
+  return undefined;
+}
+
+/**
+ * The application's type as the engine knows it: declared, or derived from the redirect URIs. Redirects the engine
+ * would refuse for that type stop the start here, naming the key (the engine would fail the first request). The
+ * resolved type is kept in the settings: the providers read it from there.
+ */
+function checkApplicationType(app: ApplicationSettings, key: string): void {
+  const type = app.application_type ?? derivedApplicationType(app);
+  const source = app.application_type ? `application_type: ${type}` : `application_type: ${type}, derived from its redirect URIs`;
+  if (type === 'native' && app.client_type !== 'public')
+    throw new ConfigError(`${key}.application_type native needs client_type: public (a native app cannot keep a secret, RFC 8252)`);
+  for (const field of ['redirect_uris', 'post_logout_redirect_uris'] as const) {
+    app[field].forEach((uri, i) => {
+      const problem = redirectProblem(type, uri);
+      if (problem) throw new ConfigError(`${key}.${field}[${i}] ${problem} (${source})`);
+    });
+  }
+  app.application_type = type;
 }
 
 /** Webhook receivers must use https (spec §6.1); loopback http only when the operator allows it (tests). */

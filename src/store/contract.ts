@@ -273,6 +273,6 @@ export interface Store {
   sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
-  /** Resolves when the database answers. */
+  /** Resolves when the database answers and has room to write: after a write it refused for a full disk, only once a write succeeds again (write-room.ts). */
   ping(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Tables } from './tables.js';
 import { pglitePool } from './pglite-pool.js';
 import { reportUnavailable } from './report-unavailable.js';
+import { trackRoom, type WriteRoom } from './write-room.js';
 import { listenPglite, listenPostgres, type Listening, type NoticeListener } from './change-feed.js';
 
 export type Engine = 'pglite' | 'postgres';
@@ -51,7 +52,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       options: PLANNER_OPTIONS,
     });
     pool.on('error', () => {}); // an idle client dropped by the server; the next query reconnects
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: reportUnavailable(pool) }), log: queryLog(options) });
+    const room: WriteRoom = { refused: false };
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: reportUnavailable(pool, room) }), log: queryLog(options) });
+    trackRoom(db, room);
     return {
       db,
       engine: 'postgres',
@@ -66,7 +69,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     loadDataDir: options.loadDataDir,
     extensions: { pg_trgm },
   });
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(lite) }), log: queryLog(options) });
+  const room: WriteRoom = { refused: false };
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: pglitePool(lite, room) }), log: queryLog(options) });
+  trackRoom(db, room);
   return {
     db,
     engine: 'pglite',

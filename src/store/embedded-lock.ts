@@ -1,9 +1,11 @@
 /**
  * PGlite is a single-process database: two processes on one data folder would corrupt it. A pid file
- * next to it refuses a second opener with a message saying who holds it.
+ * next to it refuses a second opener with a message saying who holds it. Writing that file is the first write of
+ * the embedded database: a folder it cannot write to stops the start here, with the cause.
  */
-import { readFileSync, unlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { makeDataDir, unwritableDataDir } from '../settings/data-dir.js';
 
 export class EmbeddedDatabaseBusy extends Error {
   override name = 'EmbeddedDatabaseBusy';
@@ -18,8 +20,12 @@ const alive = (pid: number) => {
   }
 };
 
+/** A data directory the embedded database cannot write to (read-only, no permission, full) stops the start with one line. */
+const CONSEQUENCE =
+  'the embedded database keeps its files there; make it writable, set IDP_DATA_DIR to another folder, or set DATABASE_URL';
+
 export function lockEmbeddedDatabase(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDir(dataDir, CONSEQUENCE);
   const file = path.join(dataDir, 'db.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -31,14 +37,19 @@ export function lockEmbeddedDatabase(dataDir: string): () => void {
           /* already gone */
         }
       };
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unwritableDataDir(dataDir, error, CONSEQUENCE);
       const holder = Number(readFileSync(file, 'utf8'));
       if (holder && holder !== process.pid && alive(holder)) {
         throw new EmbeddedDatabaseBusy(
           `the embedded database in ${dataDir} is in use by process ${holder}; stop it first, use the API, or set DATABASE_URL`,
         );
       }
-      unlinkSync(file); // left by a process that died
+      try {
+        unlinkSync(file); // left by a process that died
+      } catch (error) {
+        throw unwritableDataDir(dataDir, error, CONSEQUENCE);
+      }
     }
   }
   throw new EmbeddedDatabaseBusy(`could not lock the embedded database in ${dataDir}`);

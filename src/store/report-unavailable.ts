@@ -1,13 +1,16 @@
 /**
- * The store's answer when PostgreSQL does not answer (down, restarting, unreachable): every method rejects with
- * `Unavailable`, so each web family can say "try again shortly" (503) instead of failing as if it were a bug.
- * A wrong query still fails as itself. Once the server is back, the pool connects again: no restart needed.
- * The hot paths' statements run prepared here (prepared-statements.ts).
+ * The store's answer when PostgreSQL does not answer (down, restarting, unreachable) or cannot write (its disk is
+ * full): every method rejects with `Unavailable`, so each web family can say "try again shortly" (503) instead of
+ * failing as if it were a bug. A wrong query still fails as itself. Once the server is back, the pool connects
+ * again, and once it has room, writes succeed again: no restart needed. A full disk is also marked on the
+ * database's room (write-room.ts), so readiness says so while it lasts. The embedded database's pool reports
+ * through `reportedFailure` too (pglite-pool.ts). The hot paths' statements run prepared here (prepared-statements.ts).
  */
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { Unavailable } from '../errors.js';
 import { statementName } from './prepared-statements.js';
+import { isOutOfRoom, type WriteRoom } from './write-room.js';
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 
@@ -18,9 +21,17 @@ export function isConnectionFailure(error: unknown): boolean {
   return /connection terminated|timeout exceeded when trying to connect|connection error|not queryable/i.test(message ?? '');
 }
 
-const translate = (error: unknown) => (isConnectionFailure(error) ? new Unavailable('The database', error) : error);
+/** The error a store method rejects with: `Unavailable` for a database that does not answer or has no room to write. */
+export function reportedFailure(error: unknown, room: WriteRoom): unknown {
+  if (isOutOfRoom(error)) {
+    room.refused = true;
+    return new Unavailable('The database', error);
+  }
+  return isConnectionFailure(error) ? new Unavailable('The database', error) : error;
+}
 
-export function reportUnavailable(pool: pg.Pool): PostgresPool {
+export function reportUnavailable(pool: pg.Pool, room: WriteRoom): PostgresPool {
+  const translate = (error: unknown) => reportedFailure(error, room);
   return {
     async connect(): Promise<PostgresPoolClient> {
       let client: pg.PoolClient;

@@ -13,6 +13,7 @@ import { mfaRepository } from './mfa-repository.js';
 import { passwordSetupRepository } from './password-setup-repository.js';
 import { auditRepository } from './audit-repository.js';
 import { passkeysRepository } from './passkeys-repository.js';
+import { checkRoom } from './write-room.js';
 
 export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
   const store: Store = {
@@ -47,6 +48,7 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
     transaction: (work) => (inTransaction ? work(store) : db.transaction().execute((trx) => work(createStore(trx, true)))),
     async ping() {
       await sql`select 1`.execute(db);
+      await checkRoom(db);
     },
   };
   return store;

@@ -1,9 +1,10 @@
 /** `idp serve` as a newcomer runs it: zero configuration on PGlite, and on PostgreSQL via DATABASE_URL. */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createPostgresDatabase } from '../helpers/database.js';
 import { runIdp, lastLine, startIdp, startServe } from '../helpers/cli.js';
+import { canMount, mountSmallDisk } from '../helpers/small-disk.js';
 
 const tokenIn = (output: string) => /\b(idp_[A-Za-z0-9_-]{43})\b/.exec(output)?.[1];
 
@@ -37,6 +38,40 @@ describe('idp serve', () => {
       await second.stop();
     }
   }, 120_000);
+
+  // A real read-only file system: a tmpfs mounted for the test and remounted read-only (root only).
+  (canMount ? test : test.skip)(
+    'a read-only data directory stops the start with one line naming the folder and the cause',
+    async () => {
+      const disk = mountSmallDisk(4);
+      try {
+        // From earlier starts: a secret key in both; in one, the lock of a process that died (removed before a start).
+        const [used, crashed] = [path.join(disk.dir, 'used'), path.join(disk.dir, 'crashed')];
+        for (const dir of [used, crashed]) {
+          mkdirSync(dir);
+          writeFileSync(path.join(dir, 'secret.key'), 'k'.repeat(64) + '\n', { mode: 0o600 });
+        }
+        writeFileSync(path.join(crashed, 'db.lock'), '999999999');
+        disk.readOnly();
+        for (const dir of [used, crashed]) {
+          const refused = await runIdp(['serve', '--port', '0'], { IDP_DATA_DIR: dir });
+          expect(refused.code).toBe(1);
+          expect(lastLine(refused.stderr)).toBe(
+            `config: data_dir ${dir} cannot be written (read-only file system, EROFS): the embedded database keeps its files there; make it writable, set IDP_DATA_DIR to another folder, or set DATABASE_URL`,
+          );
+        }
+        const fresh = path.join(disk.dir, 'new'); // a first start: the secret key is the first thing written
+        const first = await runIdp(['serve', '--port', '0'], { IDP_DATA_DIR: fresh });
+        expect(first.code).toBe(1);
+        expect(lastLine(first.stderr)).toBe(
+          `config: data_dir ${fresh} cannot be written (read-only file system, EROFS): a generated secret key is kept there; make it writable, set IDP_DATA_DIR to another folder, or set SECRET_KEY`,
+        );
+      } finally {
+        disk.unmount();
+      }
+    },
+    60_000,
+  );
 
   const withPostgres = process.env.TEST_DATABASE_URL ? test : test.skip;
   withPostgres(

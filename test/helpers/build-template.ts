@@ -13,7 +13,7 @@ import { TEMPLATE_DIR, TEMPLATE_FILE } from './paths.js';
 async function buildTemplate(): Promise<void> {
   mkdirSync(TEMPLATE_DIR, { recursive: true });
   const lite = await PGlite.create({ extensions: { pg_trgm } });
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: pglitePool(lite) }) });
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: pglitePool(lite, { refused: false }) }) });
   await migrateToLatest(db);
   const dump = await lite.dumpDataDir('gzip');
   writeFileSync(TEMPLATE_FILE, Buffer.from(await dump.arrayBuffer()));

@@ -35,8 +35,9 @@ export interface PrivatePostgres {
   destroy(): Promise<void>;
 }
 
-export async function privatePostgres(): Promise<PrivatePostgres> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'idp-pg-'));
+/** `under`: the folder the cluster lives in (default: the system's temporary folder), e.g. a small disk to fill. */
+export async function privatePostgres(options: { under?: string } = {}): Promise<PrivatePostgres> {
+  const dir = mkdtempSync(path.join(options.under ?? os.tmpdir(), 'idp-pg-'));
   chmodSync(dir, 0o777);
   const data = path.join(dir, 'data');
   const port = await freePort();

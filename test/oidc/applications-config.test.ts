@@ -102,6 +102,48 @@ describe('applications configuration', () => {
       [app({ allowed_origins: ['https://app.example.com/spa'] })],
       'config: applications[0].allowed_origins[0] must be an origin such as https://app.example.com',
     ],
+    [
+      'application_type native on a confidential app',
+      [app({ application_type: 'native', redirect_uris: ['http://127.0.0.1/cb'] })],
+      'config: applications[0].application_type native needs client_type: public',
+    ],
+    [
+      'application_type web with a private-use redirect',
+      [app({ client_type: 'public', client_secret: undefined, application_type: 'web', redirect_uris: ['com.example.app:/cb'] })],
+      'config: applications[0].redirect_uris[0] uses a private-use scheme, which only a native application receives (application_type: web)',
+    ],
+    [
+      'application_type native with an https loopback redirect',
+      [app({ client_type: 'public', client_secret: undefined, application_type: 'native', redirect_uris: ['https://localhost/cb'] })],
+      'config: applications[0].redirect_uris[0] uses https on a loopback host, which a native application may not',
+    ],
+    [
+      'a native app (derived) with an http redirect on another loopback address',
+      [app({ client_type: 'public', client_secret: undefined, redirect_uris: ['http://127.0.0.1/cb', 'http://127.0.0.2/cb'] })],
+      'config: applications[0].redirect_uris[1] uses http on a host other than localhost, 127.0.0.1 or [::1], which a native application may not (application_type: native, derived from its redirect URIs)',
+    ],
+    [
+      'a native app (derived) with a post-logout URI the engine refuses',
+      [
+        app({
+          client_type: 'public',
+          client_secret: undefined,
+          redirect_uris: ['com.example.app:/cb'],
+          post_logout_redirect_uris: ['https://127.0.0.1/bye'],
+        }),
+      ],
+      'config: applications[0].post_logout_redirect_uris[0] uses https on a loopback host',
+    ],
+    [
+      'an unknown application_type',
+      [app({ application_type: 'spa' })],
+      'config: applications[0].application_type must be one of web, native',
+    ],
+    [
+      'offline_access as an api scope',
+      [app({ api_scopes: ['offline_access'] })],
+      'config: applications[0].api_scopes[0] "offline_access" is a built-in scope, granted with the refresh_token grant',
+    ],
   ])('%s is refused with one line', async (_name, applications, message) => {
     const error = await load(applications).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(ConfigError);
@@ -149,6 +191,29 @@ describe('applications configuration', () => {
       redirect_uris: [],
       api_scopes: ['reports:read'],
     });
+  });
+
+  test('application_type: declared, or derived from the redirect URIs as RFC 8252 has it', async () => {
+    const publicApp = (slug: string, extra: Record<string, unknown>) =>
+      app({ slug, client_id: slug, client_type: 'public', client_secret: undefined, ...extra });
+    const applications = (
+      await load([
+        app(),
+        publicApp('cli', { redirect_uris: ['http://127.0.0.1/cb'] }),
+        publicApp('mobile', { redirect_uris: ['com.example.app:/cb'] }),
+        publicApp('spa', { redirect_uris: ['https://spa.example.com/cb', 'http://localhost:5173/cb'] }),
+        publicApp('local-spa', { application_type: 'web', redirect_uris: ['http://127.0.0.1:5173/cb'] }),
+        publicApp('claimed', { application_type: 'native', redirect_uris: ['https://app.example.com/cb'] }),
+      ])
+    ).applications;
+    expect(applications.map((entry) => [entry.slug, entry.application_type])).toEqual([
+      ['wiki', 'web'],
+      ['cli', 'native'],
+      ['mobile', 'native'],
+      ['spa', 'web'],
+      ['local-spa', 'web'],
+      ['claimed', 'native'],
+    ]);
   });
 
   test('schema errors name the key', async () => {

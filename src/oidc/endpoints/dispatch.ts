@@ -3,7 +3,8 @@
  * order (oidc-provider's actions/authorization/index.js habit): each step is a named middleware of its own file.
  * Shared endpoints find the application by client_id (authorize, token, revoke, introspect) or by the access
  * token's client (userinfo); per-application ones by the slug (discovery, JWKS, end-session, the authorization's
- * resume). Every path answers with or without its trailing slash.
+ * resume), as is the discovery document at its RFC 8414 location (/.well-known/…/application/o/{slug}). Every path
+ * answers with or without its trailing slash.
  */
 import compose from 'koa-compose';
 import type { Context, Middleware, Next } from 'koa';
@@ -23,6 +24,7 @@ import { writeAuthorization, writeIssuedTokens } from './write-unit-of-work.js';
 import { remapEngineErrors } from './remap-engine-errors.js';
 import { auditRevocation } from './audit-revocation.js';
 import { runEngine } from './run-engine.js';
+import { emptyRevocationAnswer, sayWhenToRetry } from './json-answers.js';
 import { applicationOf, type EndpointContext, type Step } from './state.js';
 
 interface Endpoint {
@@ -32,6 +34,13 @@ interface Endpoint {
 }
 
 const endpoint = (methods: string, steps: Step[]): Endpoint => ({ methods, run: compose(steps as Middleware[]) });
+
+/**
+ * RFC 8414 §3.1: an issuer with a path has its metadata at /.well-known/{document} followed by that path, without
+ * the final slash: /.well-known/oauth-authorization-server/application/o/{slug}. The same document as the issuer's
+ * own {issuer}.well-known/… paths; openid-configuration is inserted too, as some clients try that first.
+ */
+const INSERTED_WELL_KNOWN = /^\/\.well-known\/(openid-configuration|oauth-authorization-server)\/application\/o\/([^/]+)\/?$/;
 
 /** Per-application paths the engine serves, with the trailing slash it expects; anything else is not found. */
 function engineInnerPath(inner: string): string | undefined {
@@ -61,6 +70,7 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       checkMachineClientScopes,
       allowApplicationOrigins,
       remapEngineErrors,
+      sayWhenToRetry,
       writeIssuedTokens(store),
       runEngine('/token/'),
     ]),
@@ -70,6 +80,8 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       limitClientAuth(limits),
       allowApplicationOrigins,
       auditRevocation(store),
+      emptyRevocationAnswer,
+      sayWhenToRetry,
       runEngine('/revoke/'),
     ]),
     introspect: endpoint('POST', [
@@ -79,7 +91,12 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       allowApplicationOrigins,
       introspectToken(providers, store),
     ]),
-    userinfo: endpoint('GET, POST', [findTokenApplication(providers, store), allowApplicationOrigins, runEngine('/userinfo/')]),
+    userinfo: endpoint('GET, POST', [
+      findTokenApplication(providers, store),
+      allowApplicationOrigins,
+      sayWhenToRetry,
+      runEngine('/userinfo/'),
+    ]),
   };
   const anyAppAllows = (origin: string) => [...providers.bySlug.values()].some((entry) => allowedOrigins(entry.app).includes(origin));
 
@@ -105,8 +122,17 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
   const kindOf = (enginePath: string) =>
     /^\/(jwks|\.well-known)/.test(enginePath) ? 'published' : enginePath.startsWith('/end-session') ? 'endSession' : 'resume';
 
+  /** An application's metadata at the RFC 8414 §3.1 location. */
+  function wellKnown(ctx: Context, next: Next) {
+    const [, document, slug] = INSERTED_WELL_KNOWN.exec(ctx.path) ?? [];
+    const application = slug === undefined ? undefined : providers.bySlug.get(slug);
+    if (!application) return next();
+    Object.assign((ctx as EndpointContext).state, { application, enginePath: `/.well-known/${document}` });
+    return perApplication.published(ctx, next);
+  }
+
   return function dispatchToProvider(ctx: Context, next: Next) {
-    if (!ctx.path.startsWith(`${SHARED_PREFIX}/`)) return next();
+    if (!ctx.path.startsWith(`${SHARED_PREFIX}/`)) return ctx.path.startsWith('/.well-known/') ? wellKnown(ctx, next) : next();
     // /application/o/{first}{inner}: a shared endpoint, or an application's slug and its path.
     const path = ctx.path.slice(SHARED_PREFIX.length + 1);
     const slash = path.indexOf('/');

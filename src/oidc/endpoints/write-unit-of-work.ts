@@ -25,6 +25,7 @@ export function writeIssuedTokens(store: Store): Step {
       const answer = error instanceof Unavailable ? temporarilyUnavailable(error) : error;
       if (!(answer instanceof errors.TemporarilyUnavailable || answer instanceof errors.InvalidGrant)) throw error;
       ctx.status = answer.status;
+      if (error instanceof Unavailable) ctx.set(error.headers); // Retry-After
       ctx.body = { error: answer.error, error_description: answer.error_description };
     }
   };
