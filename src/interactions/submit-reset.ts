@@ -6,7 +6,7 @@
  */
 import { checkSetupCode, newPasswordProblems } from '../domain/password-setup.js';
 import { resetCodeId, setPasswordFromCode } from '../domain/password-reset.js';
-import { PageError, unavailableIn } from '../errors.js';
+import { PageError } from '../errors.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
 import { renderResetPage, restart } from './pages.js';
@@ -67,10 +67,10 @@ export function submitReset(deps: SignInDeps) {
         appName: ctx.state.interaction.entry.app.name,
       });
     } catch (error) {
-      throw unavailableIn(error) ?? notChanged(ctx, error);
+      throw notChanged(ctx, error); // the database or the mail queue (Unavailable), or a fault: nothing changed either way
     }
     // The mailbox is proven: earlier failed passwords of this address no longer hold the account.
     await Promise.all([deps.services.limits.reset('account', `${email}|${ctx.ip}`), deps.services.limits.reset('account_total', email)]);
-    return continueAfterNewPassword(ctx, deps, result.user, result.replaced);
+    return continueAfterNewPassword(ctx, deps, result.user);
   };
 }

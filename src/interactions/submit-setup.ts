@@ -1,8 +1,8 @@
 /**
  * POST …/setup: the mailed code plus a new password twice. The password is checked against the policy first
  * (a typo there does not cost a try); then the code, counted per interaction and per IP and by the code's
- * own 5 tries. Success sets the password, marks the e-mail verified and continues the same sign-in (should the
- * user have got a password meanwhile, replacing it counts as a reset: setPasswordFromCode decides, not the page).
+ * own 5 tries. Success sets the password, marks the e-mail verified and continues the same sign-in; like every
+ * credential change it ends the user's sessions and mails a notice (setPasswordFromCode decides, not the page).
  */
 import { checkSetupCode, newPasswordProblems, SETUP_CODE_TRIES, userOfSetupCode } from '../domain/password-setup.js';
 import { setPasswordFromCode } from '../domain/password-reset.js';
@@ -37,12 +37,12 @@ export function submitSetup(deps: SignInDeps) {
       }[check.reason];
       return renderSetupPage(ctx, user.email, min, message, 400);
     }
-    const { user: updated, replaced } = await setPasswordFromCode(store, deps.services.sendMail, {
+    const { user: updated } = await setPasswordFromCode(store, deps.services.sendMail, {
       userId: check.userId,
       password,
       policy: settings.passwords,
       appName: ctx.state.interaction.entry.app.name,
     });
-    return continueAfterNewPassword(ctx, deps, updated, replaced);
+    return continueAfterNewPassword(ctx, deps, updated);
   };
 }

@@ -157,6 +157,11 @@ export interface OidcPayloadsRepository {
   /** Client ids the account holds live grants with (who must hear a backchannel logout when it is signed out everywhere). */
   grantedClients(accountId: string, now: Date): Promise<string[]>;
   /**
+   * The account's live rows of `model` (its sessions, with the sid each client saw; its grants), by id. Read
+   * in the transaction that ends them, to tell whom to notify.
+   */
+  findByAccount(model: string, accountId: string, now: Date): Promise<OidcPayload[]>;
+  /**
    * Deletes every session, grant, code and token of the account; returns how many rows. With `keepSessionUid`
    * that one session stays (a password changed on the account page keeps the browser that changed it).
    */
