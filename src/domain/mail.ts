@@ -44,6 +44,31 @@ export function resetCodeMessage(to: string, userId: string, appName: string, co
   };
 }
 
+/** A code that confirms a new address (the account page): sent to the new address, nothing changes without it. */
+export function emailCodeMessage(to: string, userId: string, code: string, minutes: number): MailMessage {
+  return {
+    to,
+    userId,
+    subject: 'Your code to confirm your e-mail address',
+    text:
+      'Hello,\n\nsomeone (hopefully you) asked to use this address for their account, on their account page.\n\n' +
+      `Your code: ${code}\n\nIt is valid for ${minutes} minutes. If it was not you, ignore this message: nothing changes.\n`,
+  };
+}
+
+/** To the old address once the new one is confirmed, so a change the owner did not make does not go unnoticed. */
+export function emailChangedMessage(to: string, userId: string, newAddress: string, at: Date): MailMessage {
+  return {
+    to,
+    userId,
+    subject: 'Your e-mail address was changed',
+    text:
+      `Hello,\n\nthe e-mail address of your account was changed on ${at.toUTCString()}, on your account page, ` +
+      `from this address to ${newAddress}. Mail about your account now goes there.\n\n` +
+      'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
+  };
+}
+
 /** What changed, and by whom (credential-changes.ts), as a notice words it. */
 export interface CredentialsNotice {
   change: 'password_set' | 'password_changed' | 'second_factors_removed';

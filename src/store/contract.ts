@@ -237,6 +237,8 @@ export type { ActorType, AuditFilter, AuditRepository, AuditRow, NewAuditEvent }
 import type { AuditRepository, NewAuditEvent } from './audit-contract.js';
 export type { NewPasskey, PasskeyRow, PasskeysRepository } from './passkeys-contract.js';
 import type { PasskeysRepository } from './passkeys-contract.js';
+export type { EmailChangeRow, EmailChangesRepository } from './email-changes-contract.js';
+import type { EmailChangesRepository } from './email-changes-contract.js';
 
 export interface Store {
   audit: AuditRepository;
@@ -255,8 +257,10 @@ export interface Store {
   passwordSetup: PasswordSetupRepository;
   /** Passkeys and their WebAuthn challenges (passkeys-contract.ts). */
   passkeys: PasskeysRepository;
-  /** Deletes expired rows (OIDC payloads, setup codes and recovery links, WebAuthn challenges); returns how many, per kind. */
-  sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number }>;
+  /** E-mail address changes waiting for their mailed code (email-changes-contract.ts). */
+  emailChanges: EmailChangesRepository;
+  /** Deletes expired rows (OIDC payloads, setup codes and recovery links, WebAuthn challenges, e-mail changes); returns how many, per kind. */
+  sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number; emailChanges: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** Resolves when the database answers. */

@@ -11,6 +11,7 @@ import * as changeNotices from './migrations/0008_change_notices.js';
 import * as quietConsumes from './migrations/0009_quiet_consumes.js';
 import * as searchPendingList from './migrations/0010_search_pending_list.js';
 import * as quietSignIns from './migrations/0011_quiet_sign_ins.js';
+import * as emailChanges from './migrations/0013_email_changes.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0009_quiet_consumes': quietConsumes,
   '0010_search_pending_list': searchPendingList,
   '0011_quiet_sign_ins': quietSignIns,
+  '0013_email_changes': emailChanges,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -13,6 +13,7 @@ import { mfaRepository } from './mfa-repository.js';
 import { passwordSetupRepository } from './password-setup-repository.js';
 import { auditRepository } from './audit-repository.js';
 import { passkeysRepository } from './passkeys-repository.js';
+import { emailChangesRepository } from './email-changes-repository.js';
 
 export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
   const store: Store = {
@@ -27,6 +28,7 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
     mfa: mfaRepository(db),
     passwordSetup: passwordSetupRepository(db),
     passkeys: passkeysRepository(db),
+    emailChanges: emailChangesRepository(db),
     state: {
       async claimOnce(key) {
         const result = await db
@@ -42,6 +44,7 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
         oidcPayloads: await store.oidcPayloads.sweepExpired(now),
         passwordSetup: await store.passwordSetup.sweepExpired(now),
         challenges: await store.passkeys.sweepExpired(now),
+        emailChanges: await store.emailChanges.sweepExpired(now),
       };
     },
     transaction: (work) => (inTransaction ? work(store) : db.transaction().execute((trx) => work(createStore(trx, true)))),
