@@ -90,10 +90,8 @@ function participantsOf(payload: Record<string, unknown>): SessionParticipants {
 
 /** What is about to end, read in the caller's transaction: the user's live sessions and grants. */
 async function readSignIns(tx: Store, userUuid: string, now: Date) {
-  const [sessions, grants] = await Promise.all([
-    tx.oidcPayloads.findByAccount('Session', userUuid, now),
-    tx.oidcPayloads.findByAccount('Grant', userUuid, now),
-  ]);
+  const sessions = await tx.oidcPayloads.findByAccount('Session', userUuid, now);
+  const grants = await tx.oidcPayloads.findByAccount('Grant', userUuid, now);
   return {
     sessions: sessions.map((session) => participantsOf(session.payload)),
     grants: grants.filter((grant) => grant.client_id).map((grant) => ({ id: grant.id, client_id: grant.client_id! })),

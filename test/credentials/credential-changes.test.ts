@@ -13,6 +13,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { logoutTokenOf, verifyLogoutToken } from '../helpers/logout-token.js';
 import { postToken } from '../helpers/oidc-rp.js';
 import { CookieClient, httpSignIn, pkceRequest, redeemCode, submit, type HttpResponse } from '../helpers/http-client.js';
+import { privateRedis } from '../helpers/redis.js';
 import { PASSWORD, startCredentialsServer, type CredentialsServer } from './credentials-server.js';
 
 const CALLBACK = 'http://127.0.0.1:9/callback'; // never requested: the client stops at the redirect
@@ -228,5 +229,65 @@ describe.each(engines)('credential changes end every session (%s)', (engine) => 
       client_secret: wiki().client_secret,
     });
     expect(refreshed.status).toBe(200);
+  });
+});
+
+describe('a credential change whose notice cannot be queued (Redis down) changes nothing (pglite)', () => {
+  let redis: Awaited<ReturnType<typeof privateRedis>>;
+  let idp: CredentialsServer;
+  beforeAll(async () => {
+    redis = await privateRedis();
+    idp = await startCredentialsServer('pglite', CALLBACK, [{ slug: 'wiki' }], { redis: { url: redis.url, prefix: 'outage' } });
+  }, 60_000);
+  afterAll(async () => {
+    await redis?.start(); // the workers close once they reach Redis again
+    for (let i = 0; i < 100 && (await fetch(`${idp.url}/-/health/ready/`)).status !== 200; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    await idp?.close();
+    await redis?.stop();
+  });
+
+  test('set_password and DELETE …/mfa/ answer 503 with Retry-After; the password, the passkey and the session stay', async () => {
+    const user = await idp.user();
+    const app = idp.apps.wiki!;
+    const { body: tokens } = await redeemCode(app, idp.url, await httpSignIn(new CookieClient(), app, idp.url, user.email, PASSWORD));
+    const hash = await idp.store.credentials.passwordHash(user.pk);
+    await idp.store.passkeys.add({
+      id: `kept-${user.pk}`,
+      user_id: user.pk,
+      public_key: 'pQEC',
+      sign_count: 0,
+      transports: [],
+      device_type: 'singleDevice',
+      backed_up: false,
+      name: 'Phone',
+    });
+    const token = await idp.apiToken();
+    await redis.stop();
+
+    for (const [method, path, body] of [
+      ['POST', `/api/v3/core/users/${user.pk}/set_password/`, JSON.stringify({ password: NEW_PASSWORD })],
+      ['DELETE', `/api/v3/core/users/${user.pk}/mfa/`, undefined],
+    ] as const) {
+      const response = await fetch(idp.url + path, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect(await response.json()).toEqual({ detail: 'The mail queue is unavailable; try again shortly.' });
+    }
+    await expect(idp.store.credentials.passwordHash(user.pk)).resolves.toBe(hash);
+    await expect(idp.store.passkeys.listForUser(user.pk)).resolves.toHaveLength(1);
+    const refreshed = await postToken(idp.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
+    expect(refreshed.status).toBe(200);
+    for (const action of ['password.set', 'mfa.removed'])
+      expect((await idp.store.audit.list({ user: user.uuid, action }, { offset: 0, limit: 5 })).rows).toEqual([]);
   });
 });
