@@ -13,6 +13,7 @@ import type { Settings } from './settings/schema.js';
 import type { Store } from './store/contract.js';
 import type { Enqueue } from './domain/deliveries.js';
 import type { RateLimits } from './domain/rate-limits.js';
+import type { SendMail } from './domain/mail.js';
 import { apiMiddleware } from './api/router.js';
 import { healthRouter, type ReadinessCheck } from './observability/health.js';
 import { logRequests } from './observability/request-log.js';
@@ -35,6 +36,8 @@ export interface AppParts {
   readiness: ReadinessCheck[];
   /** Queues a delivery again (redelivery from the API); omitted, redelivery answers 503. */
   enqueue?: Enqueue;
+  /** Queues mail (the API's credential-change notices). */
+  sendMail: SendMail;
   /** The sign-in pages (/if/…). */
   signIn: Middleware;
   /** The account page under /account/. */
@@ -43,7 +46,7 @@ export interface AppParts {
   oidc: { dispatch: Middleware; cookieKeys: string[] };
 }
 
-export function createApp({ settings, store, logger, limits, readiness, enqueue, signIn, account, oidc }: AppParts): Koa {
+export function createApp({ settings, store, logger, limits, readiness, enqueue, sendMail, signIn, account, oidc }: AppParts): Koa {
   // Behind proxies, the client address is the one the last `proxy_hops` proxies saw (X-Forwarded-For from the right).
   const app = new Koa({ proxy: settings.server.trust_proxy, maxIpsCount: settings.server.proxy_hops });
   app.silent = true; // every error is rendered and logged by renderErrors
@@ -60,7 +63,7 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
     health.routes(),
     metricsRoute(settings),
     landingRouter(settings, healthChecks).routes(),
-    apiMiddleware(store, settings, limits, enqueue),
+    apiMiddleware(store, settings, limits, { enqueue, sendMail }),
     serveStatic(),
     serveAvatar,
     signIn,

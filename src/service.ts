@@ -163,6 +163,7 @@ export async function startService(settings: Settings, options: ServiceOptions =
       limits: infrastructure.limits,
       readiness,
       enqueue: background?.enqueue,
+      sendMail: infrastructure.sendMail,
       signIn: interactionMiddleware(oidc.providers, store, settings, { ...infrastructure, logger: logger.child({ component: 'sign-in' }) }),
       account: accountMiddleware({
         store,

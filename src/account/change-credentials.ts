@@ -1,6 +1,6 @@
 /**
- * The account page's credential changes: profile, password, TOTP (enrol, confirm, remove) and recovery codes.
- * Wrong input re-renders the page with the error beside its form and changes nothing.
+ * The account page's credential changes: password, TOTP (enrol, confirm, remove) and recovery codes (the profile:
+ * change-profile.ts). Wrong input re-renders the page with the error beside its form and changes nothing.
  */
 import QRCode from 'qrcode';
 import { formField, type AccountContext } from './account-session.js';
@@ -10,35 +10,8 @@ import { renderPage } from '../pages/render-page.js';
 import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { changePassword, regenerateRecoveryCodes, removeOwnTotp } from '../domain/account-changes.js';
 import { enrolTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
-import { updateUser } from '../domain/users.js';
-import { ValidationError } from '../errors.js';
-import { EMAIL } from '../interactions/submit-email.js';
 import { waitText } from '../interactions/pages.js';
 import { userKey, type LimitKind } from '../domain/rate-limits.js';
-
-export function saveProfile(deps: AccountDeps) {
-  return async function saveProfile(ctx: AccountContext) {
-    const { user } = ctx.state.account;
-    if (!deps.settings.account.profile_edits)
-      return renderAccount(ctx, deps, {
-        error: { section: 'profile', message: 'Your profile is managed by your administrator.' },
-        status: 403,
-      });
-    const name = formField(ctx, 'name').trim();
-    const email = formField(ctx, 'email').trim();
-    if (!name || name.length > 150)
-      return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Enter a name of at most 150 characters.' }, status: 400 });
-    if (!EMAIL.test(email) || email.length > 254)
-      return renderAccount(ctx, deps, { error: { section: 'profile', message: 'Enter a valid e-mail address.' }, status: 400 });
-    try {
-      await updateUser(deps.store, user.id, { name, email });
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      return renderAccount(ctx, deps, { error: { section: 'profile', message: 'That e-mail address cannot be used.' }, status: 400 });
-    }
-    return backToAccount(ctx, 'profile-saved');
-  };
-}
 
 export function submitPasswordChange(deps: AccountDeps) {
   return async function submitPasswordChange(ctx: AccountContext) {

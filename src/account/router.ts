@@ -19,7 +19,8 @@ import { accountCookies, loadAccountSession } from './account-session.js';
 import { accountCallback } from './callback.js';
 import { confirmIdentity, guardChanges } from './guard-changes.js';
 import { showAccount } from './show-account.js';
-import { confirmTotp, newRecoveryCodes, removeTotp, saveProfile, startTotp, submitPasswordChange } from './change-credentials.js';
+import { confirmTotp, newRecoveryCodes, removeTotp, startTotp, submitPasswordChange } from './change-credentials.js';
+import { cancelEmail, confirmEmail, saveProfile } from './change-profile.js';
 import { addPasskey, changePasskey, passkeyRegistrationOptions, signOutApplication, signOutEverywhere } from './change-access.js';
 import type { AccountDeps } from './state.js';
 
@@ -56,6 +57,8 @@ export function accountMiddleware(parts: AccountParts): Middleware {
   router.get('/confirm', session, (async (ctx) => confirmIdentity(ctx as never, deps)) as Middleware);
   router.get('/callback', accountCallback(deps) as Middleware);
   router.post('/profile', ...change, saveProfile(deps) as Middleware);
+  router.post('/email/confirm', ...change, confirmEmail(deps) as Middleware);
+  router.post('/email/cancel', ...change, cancelEmail(deps) as Middleware);
   router.post('/password', ...change, submitPasswordChange(deps) as Middleware);
   router.post('/totp/start', ...change, startTotp(deps) as Middleware);
   router.post('/totp/confirm', ...change, confirmTotp(deps) as Middleware);

@@ -10,11 +10,16 @@ import { renderPage } from '../pages/render-page.js';
 import { hasPassword } from '../domain/passwords.js';
 import { hasTotp } from '../domain/totp.js';
 import { ACCOUNT_CLIENT_ID } from '../domain/account-client.js';
+import { pendingEmailChange } from '../domain/email-change.js';
 
 /** Notices by key (the query names one; nothing from the URL is shown as text). */
 export const NOTICES = {
   'password-changed': 'Your password was changed. Your other sessions were signed out.',
   'profile-saved': 'Your profile was saved.',
+  'email-code-sent':
+    'We sent a code to your new address. Enter it below to confirm the address; until then your e-mail address stays as it is.',
+  'email-changed': 'Your e-mail address was changed.',
+  'email-kept': 'Your e-mail address stays as it is.',
   'totp-removed': 'Two-step verification with an authenticator app was removed.',
   'passkey-added': 'Your passkey was added.',
   'passkey-renamed': 'Your passkey was renamed.',
@@ -36,12 +41,13 @@ export async function renderAccount(
   shown: { notice?: string; error?: SectionError; status?: number } = {},
 ) {
   const { user, csrf } = ctx.state.account;
-  const [password, totp, codesLeft, passkeys, clients] = await Promise.all([
+  const [password, totp, codesLeft, passkeys, clients, newEmail] = await Promise.all([
     hasPassword(deps.store, user.id),
     hasTotp(deps.store, user.id),
     deps.store.mfa.recoveryCodesLeft(user.id),
     deps.store.passkeys.listForUser(user.id),
     deps.store.oidcPayloads.grantedClients(user.uuid, new Date()),
+    deps.settings.account.profile_edits ? pendingEmailChange(deps.store, user) : undefined,
   ]);
   const apps = clients.filter((id) => id !== ACCOUNT_CLIENT_ID).map((clientId) => ({ clientId, name: deps.appName(clientId) ?? clientId }));
   renderPage(
@@ -54,6 +60,7 @@ export async function renderAccount(
       csrf,
       user,
       profileEdits: deps.settings.account.profile_edits,
+      newEmail,
       minLength: deps.settings.passwords.min_length,
       password,
       totp,

@@ -149,7 +149,7 @@ const operations: Described[] = [
     path: '/core/users/',
     operationId: 'core_users_create',
     summary: 'Create a user',
-    description: readOnlyNote,
+    description: `A non-empty \`groups\` (groups to join) needs the groups:write scope too; without it the answer is 403 and nothing is created. ${readOnlyNote}`,
     scope: 'users:write',
     body: 'UserCreate',
     status: 201,
@@ -191,11 +191,13 @@ const operations: Described[] = [
     path: '/core/users/{pk}/set_password/',
     operationId: 'core_users_set_password_create',
     summary: "Set a user's password",
-    description: 'Length limits from passwords.min_length/max_length; the password must not equal the e-mail (400 on `password`).',
+    description:
+      'Length limits from passwords.min_length/max_length; the password must not equal the e-mail (400 on `password`). Ends every session, grant and token of the user (backchannel logouts) and mails them a notice, in one transaction.',
     scope: 'users:write',
     param: 'user',
     body: 'SetPassword',
     status: 204,
+    extra: { 503: answer('The notice cannot be queued (the mail queue is down): nothing changed.', ref('ErrorDetail'), retryAfter(true)) },
   },
   {
     method: 'post',
@@ -214,10 +216,11 @@ const operations: Described[] = [
     operationId: 'core_users_mfa_destroy',
     summary: "Remove a user's second factor",
     description:
-      'Removes the TOTP secret, the recovery codes and the passkeys (lost device); the next sign-in enrols again where MFA is required.',
+      'Removes the TOTP secret, the recovery codes and the passkeys (lost device); the next sign-in enrols again where MFA is required. When there was something to remove, ends every session, grant and token of the user (backchannel logouts) and mails them a notice, in one transaction.',
     scope: 'users:write',
     param: 'user',
     status: 204,
+    extra: { 503: answer('The notice cannot be queued (the mail queue is down): nothing changed.', ref('ErrorDetail'), retryAfter(true)) },
   },
   {
     method: 'get',

@@ -17,14 +17,29 @@ import { deliveryRoutes } from './deliveries.js';
 import { auditRoutes } from './audit.js';
 import type { Enqueue } from '../domain/deliveries.js';
 import type { RateLimits } from '../domain/rate-limits.js';
+import type { SendMail } from '../domain/mail.js';
+import { Unavailable } from '../errors.js';
 import { limitRequests } from './limit-requests.js';
 import { schemaRouter } from './serve-schema.js';
 import { adminRouter } from './admin.js';
 
+/** What the API hands on: the delivery queue (redeliver) and the mail queue (credential-change notices). */
+export interface ApiServices {
+  /** Omitted, redelivery answers 503. */
+  enqueue?: Enqueue;
+  /** Omitted, a credential change answers 503 and changes nothing (its notice cannot be queued). */
+  sendMail?: SendMail;
+}
+
+const noMailQueue: SendMail = async () => {
+  throw new Unavailable('The mail queue');
+};
+
 /** The routers behind the token (exported so a test can compare their routes with the OpenAPI document). */
-export function apiRouters(store: Store, settings: Settings, enqueue?: Enqueue): { core: Router; events: Router; admin: Router } {
+export function apiRouters(store: Store, settings: Settings, services: ApiServices = {}): { core: Router; events: Router; admin: Router } {
+  const { enqueue, sendMail = noMailQueue } = services;
   const core = new Router({ prefix: '/api/v3/core' });
-  userRoutes(core, store, settings);
+  userRoutes(core, store, settings, sendMail);
   groupRoutes(core, store, settings);
   const events = new Router({ prefix: '/api/v3/events' });
   deliveryRoutes(events, store, settings, enqueue);
@@ -32,8 +47,8 @@ export function apiRouters(store: Store, settings: Settings, enqueue?: Enqueue):
   return { core, events, admin: adminRouter(store, settings) };
 }
 
-export function apiMiddleware(store: Store, settings: Settings, limits: RateLimits, enqueue?: Enqueue): Middleware {
-  const { core, events, admin } = apiRouters(store, settings, enqueue);
+export function apiMiddleware(store: Store, settings: Settings, limits: RateLimits, services: ApiServices): Middleware {
+  const { core, events, admin } = apiRouters(store, settings, services);
   const schema = schemaRouter(settings.issuer.base_url);
 
   const pipeline: Middleware = compose<any>([

@@ -2,6 +2,8 @@
  * JSON Schemas of the provisioning API: request bodies and query strings. Kept in one place because the
  * same schemas validate requests and describe the API (OpenAPI).
  */
+import { EMAIL_MAX_LENGTH } from '../domain/email-address.js';
+
 const uuid = { type: 'string', format: 'uuid' } as const;
 const attributes = { type: 'object', description: 'Free-form; first_name and last_name are used for given_name/family_name.' } as const;
 
@@ -11,7 +13,12 @@ const text = (maxLength: number, description?: string) =>
 
 export const userFields = {
   username: text(150, 'Unique, case-insensitively; use the e-mail.'),
-  email: { type: 'string', format: 'email', maxLength: 254, description: 'Unique, case-insensitively.' },
+  email: {
+    type: 'string',
+    format: 'email',
+    maxLength: EMAIL_MAX_LENGTH,
+    description: 'Unique, case-insensitively; ASCII (IDN domains as xn--).',
+  },
   name: text(255, 'Full display name.'),
   is_active: { type: 'boolean' },
   email_verified: {

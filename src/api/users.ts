@@ -3,13 +3,13 @@ import type Router from '@koa/router';
 import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import { createUser, deleteUser, getUser, listUsers, updateUser, type CreateUser, type UpdateUser } from '../domain/users.js';
-import { setPassword } from '../domain/passwords.js';
 import { createRecoveryLink } from '../domain/password-setup.js';
-import { removeMfa } from '../domain/totp.js';
+import { changeCredentials } from '../domain/credential-changes.js';
+import type { SendMail } from '../domain/mail.js';
 import { fieldErrors } from './errors.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { userPk } from './path-params.js';
-import { requireScope } from './require-scope.js';
+import { assertScope, requireScope } from './require-scope.js';
 import { readOnlyUserFields, setPasswordBody, userCreate, userListQuery, userPatch } from './schemas.js';
 import { validateBody, validateQuery } from './validate.js';
 
@@ -22,7 +22,7 @@ interface UserListQuery {
   is_active?: boolean;
 }
 
-export function userRoutes(router: Router, store: Store, settings: Settings): void {
+export function userRoutes(router: Router, store: Store, settings: Settings, sendMail: SendMail): void {
   const read = requireScope('users:read');
   const write = requireScope('users:write');
 
@@ -43,6 +43,9 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
   });
 
   router.post('/users/', write, async (ctx) => {
+    // Joining a group is a group change (an access group opens an application): it needs groups:write too.
+    const groups = (ctx.request.body as { groups?: unknown } | undefined)?.groups;
+    if (groups !== undefined && !(Array.isArray(groups) && groups.length === 0)) assertScope(ctx, 'groups:write', 'joining groups');
     const input = validateBody<CreateUser>(userCreate, ctx.request.body, readOnlyUserFields);
     ctx.status = 201;
     ctx.body = await createUser(store, { ...input, groups: input.groups?.map((uuid) => uuid.toLowerCase()) });
@@ -62,10 +65,15 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
     ctx.body = await updateUser(store, pk, changes);
   });
 
+  // Like every credential change: the user's sessions, grants and tokens end and a notice is mailed (503 when it cannot be queued).
   router.post('/users/:pk/set_password/', write, async (ctx) => {
     const pk = userPk(ctx.params.pk);
     const { password } = validateBody<{ password: string }>(setPasswordBody, ctx.request.body);
-    await setPassword(store, pk, password, settings.passwords);
+    await changeCredentials(store, sendMail, {
+      userId: pk,
+      change: { password, policy: settings.passwords },
+      by: { kind: 'administrator' },
+    });
     ctx.status = 204;
   });
 
@@ -75,10 +83,14 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
     ctx.body = { link };
   });
 
-  // Removes the TOTP secret and the recovery codes (lost device); the next sign-in enrols again where MFA is required.
+  // Removes the TOTP secret, the recovery codes and the passkeys (lost device): a credential change like set_password
+  // (sessions end, a notice is mailed) when there was something to remove; the next sign-in enrols again where MFA is required.
   router.delete('/users/:pk/mfa/', write, async (ctx) => {
-    const user = await getUser(store, userPk(ctx.params.pk)); // 404 for an unknown user
-    await removeMfa(store, { id: user.pk, uuid: user.uuid });
+    await changeCredentials(store, sendMail, {
+      userId: userPk(ctx.params.pk),
+      change: { removeSecondFactors: true },
+      by: { kind: 'administrator' },
+    });
     ctx.status = 204;
   });
 

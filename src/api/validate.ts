@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { fieldErrors } from './errors.js';
 import { inputProblem } from '../domain/input-text.js';
 import { UUID } from '../uuid.js';
+import { EMAIL_ADDRESS } from '../domain/email-address.js';
 
 const bodies = new Ajv({ allErrors: true, strict: true });
 const queries = new Ajv({ allErrors: true, strict: true, coerceTypes: 'array', useDefaults: true });
@@ -11,6 +12,8 @@ for (const ajv of [bodies, queries]) {
   (addFormats as unknown as (a: Ajv) => void)(ajv);
   // ajv-formats' uuid also takes "urn:uuid:…", which no uuid column stores; ours is the bare form only.
   ajv.addFormat('uuid', UUID);
+  // The domain's one address rule, which the account page applies too.
+  ajv.addFormat('email', EMAIL_ADDRESS);
 }
 
 function message(error: ErrorObject): string {

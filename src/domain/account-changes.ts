@@ -4,10 +4,11 @@
  * and a change that ends sessions queues the backchannel logouts in that same transaction.
  */
 import type { Store, UserRow } from '../store/contract.js';
-import { dummyHash, hashPassword, verifyPassword, type PasswordPolicy } from './passwords.js';
+import { dummyHash, verifyPassword, type PasswordPolicy } from './passwords.js';
 import { newPasswordProblems } from './password-setup.js';
-import { passwordChangedOnAccountMessage, type SendMail } from './mail.js';
+import type { SendMail } from './mail.js';
 import { revokeApplicationAccess, signOutEverywhere } from './logout.js';
+import { changeCredentials } from './credential-changes.js';
 import { audit, currentActor } from './audit.js';
 import { issueRecoveryCodes } from './recovery-codes.js';
 import { PASSKEY_NAME_MAX } from './passkeys.js';
@@ -17,9 +18,9 @@ const asUser = (user: UserRow) => ({ ...currentActor(), type: 'user' as const, i
 export type PasswordChange = { ok: true } | { ok: false; field: 'current' | 'password'; problems: string[] };
 
 /**
- * Checks the current password, then sets the new one. The user's other sessions end and every grant and token
- * goes (their applications hear a backchannel logout); this browser's session (`keepSession`) stays. The
- * "password changed" notice is queued last in the transaction: no change without the notice.
+ * Checks the current password, then sets the new one by the rule of every credential change
+ * (credential-changes.ts): the user's other sessions end and every grant and token goes (their applications
+ * hear a backchannel logout); this browser's session (`keepSession`) stays; a notice is mailed.
  */
 export async function changePassword(
   store: Store,
@@ -43,12 +44,11 @@ export async function changePassword(
   const problems = newPasswordProblems(input.password, input.confirmation, user.email, policy);
   if (input.password === input.current) problems.push('Choose a password different from the current one.');
   if (problems.length) return { ok: false, field: 'password', problems };
-  const newHash = await hashPassword(input.password, policy.bcrypt_cost);
-  await store.transaction(async (tx) => {
-    await tx.credentials.setPasswordHash(user.id, newHash);
-    await audit(tx, 'password.changed', { user: user.uuid, actor: asUser(user), details: { sessions_ended: true, notice: true } });
-    await signOutEverywhere(tx, user.uuid, input.keepSession);
-    await sendMail(passwordChangedOnAccountMessage(user.email, user.uuid, input.now ?? new Date()));
+  await changeCredentials(store, sendMail, {
+    userId: user.id,
+    change: { password: input.password, policy },
+    by: { kind: 'account_page', keepSession: input.keepSession },
+    now: input.now,
   });
   return { ok: true };
 }

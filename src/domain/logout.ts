@@ -1,7 +1,8 @@
 /**
- * Logout (spec §2.5, §6.2): ending sessions revokes grants and writes ONE outbox event naming every client
- * that must hear a backchannel logout. Written in the caller's transaction, so the revocation and the
- * promise to notify land together; the relay turns the event into one 'backchannel' delivery per client.
+ * Logout (spec §2.5, §6.2): ending sessions revokes grants and writes an outbox event per ended session naming
+ * every client that must hear a backchannel logout, with the sid it saw. Written in the caller's transaction, so
+ * the revocation and the promise to notify land together; the relay turns each event into one 'backchannel'
+ * delivery per client.
  */
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/contract.js';
@@ -70,30 +71,89 @@ export async function recordEndedSession(store: Store, ended: EndedSession): Pro
   });
 }
 
+/** A live browser session of the user as the engine stores it: each application in it with its sid and grant. */
+interface SessionParticipants {
+  authorizations: Array<{ client_id: string; sid?: string; grant_id?: string }>;
+}
+
+/** The engine's Session payload (oidc-provider 9.13 models/session.js): `authorizations` = {clientId: {sid, grantId}}. */
+function participantsOf(payload: Record<string, unknown>): SessionParticipants {
+  const authorizations = (payload.authorizations ?? {}) as Record<string, { sid?: unknown; grantId?: unknown } | undefined>;
+  return {
+    authorizations: Object.entries(authorizations).map(([client_id, entry]) => ({
+      client_id,
+      ...(typeof entry?.sid === 'string' ? { sid: entry.sid } : {}),
+      ...(typeof entry?.grantId === 'string' ? { grant_id: entry.grantId } : {}),
+    })),
+  };
+}
+
+/** What is about to end, read in the caller's transaction: the user's live sessions and grants. */
+async function readSignIns(tx: Store, userUuid: string, now: Date) {
+  const sessions = await tx.oidcPayloads.findByAccount('Session', userUuid, now);
+  const grants = await tx.oidcPayloads.findByAccount('Grant', userUuid, now);
+  return {
+    sessions: sessions.map((session) => participantsOf(session.payload)),
+    grants: grants.filter((grant) => grant.client_id).map((grant) => ({ id: grant.id, client_id: grant.client_id! })),
+  };
+}
+
 /**
- * Deactivation: inside the caller's transaction, destroy every session, grant and token of the user and
- * queue a backchannel logout to each client the user held a grant with. `keepSessionUid` spares one browser
- * session (its grants and tokens still end).
+ * Queues the backchannel logouts for grants that ended: one event per session they belonged to, naming each of
+ * its applications with the sid that application saw there (mod_auth_openidc and others find their sessions by
+ * sid); and one more with `sub` alone for applications whose grant belonged to no live session (refresh tokens
+ * only). A session's event names each application once, so the relay makes one delivery per session and app.
  */
-export async function signOutEverywhere(tx: Store, userUuid: string, keepSessionUid?: string): Promise<void> {
-  const clients = await tx.oidcPayloads.grantedClients(userUuid, new Date());
-  await tx.oidcPayloads.destroyByAccount(userUuid, keepSessionUid);
+async function announceEndedGrants(
+  tx: Store,
+  userUuid: string,
+  sessions: SessionParticipants[],
+  ended: Array<{ id: string; client_id: string }>,
+): Promise<void> {
+  const endedGrants = new Map(ended.map((grant) => [grant.id, grant.client_id]));
+  const covered = new Set<string>();
+  for (const { authorizations } of sessions) {
+    const targets: LogoutTarget[] = [];
+    for (const { client_id, sid, grant_id } of authorizations) {
+      if (!grant_id || endedGrants.get(grant_id) !== client_id) continue;
+      covered.add(grant_id);
+      targets.push(sid ? { client_id, sid } : { client_id });
+    }
+    await emitBackchannelLogout(tx, userUuid, targets);
+  }
+  const without = new Set(ended.filter((grant) => !covered.has(grant.id)).map((grant) => grant.client_id));
   await emitBackchannelLogout(
     tx,
     userUuid,
-    clients.map((client_id) => ({ client_id })),
+    [...without].sort().map((client_id) => ({ client_id })),
   );
 }
 
 /**
- * The user lost access to these applications (removed from their access group): inside the caller's
- * transaction, end the user's grants and tokens with them and queue a backchannel logout to those that had one.
+ * Deactivation, credential changes, "sign out everywhere": inside the caller's transaction, destroy every
+ * session, grant and token of the user and queue the backchannel logouts (one per ended session and
+ * application, with its sid). `keepSessionUid` spares one browser session; its grants and tokens still end, so
+ * its applications hear a logout for it too.
+ */
+export async function signOutEverywhere(tx: Store, userUuid: string, keepSessionUid?: string): Promise<void> {
+  const { sessions, grants } = await readSignIns(tx, userUuid, new Date());
+  await tx.oidcPayloads.destroyByAccount(userUuid, keepSessionUid);
+  await announceEndedGrants(tx, userUuid, sessions, grants);
+}
+
+/**
+ * The user lost access to these applications (removed from their access group, or signed out of one on the
+ * account page): inside the caller's transaction, end the user's grants and tokens with them and queue a
+ * backchannel logout to those that had one, per session as above. The sessions themselves stay.
  */
 export async function revokeApplicationAccess(tx: Store, userUuid: string, clientIds: string[]): Promise<void> {
-  const revoked = await tx.oidcPayloads.revokeClientGrants(userUuid, clientIds, new Date());
-  await emitBackchannelLogout(
+  const now = new Date();
+  const { sessions, grants } = await readSignIns(tx, userUuid, now);
+  const revoked = new Set(await tx.oidcPayloads.revokeClientGrants(userUuid, clientIds, now));
+  await announceEndedGrants(
     tx,
     userUuid,
-    revoked.map((client_id) => ({ client_id })),
+    sessions,
+    grants.filter((grant) => revoked.has(grant.client_id)),
   );
 }

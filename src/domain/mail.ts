@@ -44,28 +44,75 @@ export function resetCodeMessage(to: string, userId: string, appName: string, co
   };
 }
 
-/** After a reset: tells the owner of the mailbox, so a change they did not make does not go unnoticed. No code, no link. */
-export function passwordChangedMessage(to: string, userId: string, appName: string, at: Date): MailMessage {
+/** A code that confirms a new address (the account page): sent to the new address, nothing changes without it. */
+export function emailCodeMessage(to: string, userId: string, code: string, minutes: number): MailMessage {
   return {
     to,
     userId,
-    subject: 'Your password was changed',
+    subject: 'Your code to confirm your e-mail address',
     text:
-      `Hello,\n\nthe password of your account was changed on ${at.toUTCString()}, with a code sent to this address, ` +
-      `while signing in to ${appName}. You were signed out everywhere else.\n\n` +
+      'Hello,\n\nsomeone (hopefully you) asked to use this address for their account, on their account page.\n\n' +
+      `Your code: ${code}\n\nIt is valid for ${minutes} minutes. If it was not you, ignore this message: nothing changes.\n`,
+  };
+}
+
+/** To the old address once the new one is confirmed, so a change the owner did not make does not go unnoticed. */
+export function emailChangedMessage(to: string, userId: string, newAddress: string, at: Date): MailMessage {
+  return {
+    to,
+    userId,
+    subject: 'Your e-mail address was changed',
+    text:
+      `Hello,\n\nthe e-mail address of your account was changed on ${at.toUTCString()}, on your account page, ` +
+      `from this address to ${newAddress}. Mail about your account now goes there.\n\n` +
       'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
   };
 }
 
-/** After a change on the account page: the same notice, saying where it happened. */
-export function passwordChangedOnAccountMessage(to: string, userId: string, at: Date): MailMessage {
+/** What changed, and by whom (credential-changes.ts), as a notice words it. */
+export interface CredentialsNotice {
+  change: 'password_set' | 'password_changed' | 'second_factors_removed';
+  by: { kind: 'administrator' } | { kind: 'recovery_link' } | { kind: 'code'; appName: string } | { kind: 'account_page' };
+  at: Date;
+}
+
+const NOTICE_SUBJECTS: Record<CredentialsNotice['change'], string> = {
+  password_set: 'A password was set for your account',
+  password_changed: 'Your password was changed',
+  second_factors_removed: 'Your two-step verification was reset',
+};
+
+/**
+ * After any credential change: tells the owner of the mailbox, so a change they did not make does not go
+ * unnoticed. No code, no link.
+ */
+export function credentialsChangedMessage(to: string, userId: string, notice: CredentialsNotice): MailMessage {
+  const what = {
+    password_set: 'a password was set for your account',
+    password_changed: 'the password of your account was changed',
+    second_factors_removed: 'the authenticator app, recovery codes and passkeys of your account were removed',
+  }[notice.change];
+  const { by } = notice;
+  const how =
+    by.kind === 'administrator'
+      ? 'by an administrator'
+      : by.kind === 'recovery_link'
+        ? 'with a link from your administrator'
+        : by.kind === 'code'
+          ? `with a code sent to this address, while signing in to ${by.appName}`
+          : 'on your account page';
+  const signedOut =
+    by.kind === 'account_page'
+      ? 'Your other sessions were signed out.'
+      : by.kind === 'code'
+        ? 'You were signed out everywhere else.'
+        : 'You were signed out everywhere.';
   return {
     to,
     userId,
-    subject: 'Your password was changed',
+    subject: NOTICE_SUBJECTS[notice.change],
     text:
-      `Hello,\n\nthe password of your account was changed on ${at.toUTCString()} on your account page. ` +
-      'Your other sessions were signed out.\n\n' +
+      `Hello,\n\n${what} on ${notice.at.toUTCString()}, ${how}. ${signedOut}\n\n` +
       'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
   };
 }

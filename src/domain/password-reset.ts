@@ -1,14 +1,14 @@
 /**
  * "Forgot your password?": the password-setup code of password-setup.ts, for anyone who asks, without telling
- * whether the address has an account; and what setting a password by mailed code does when it *replaces* one
- * (a reset): every session, grant and token of the user ends, their applications get a backchannel logout,
- * and the mailbox gets a notice — all in the transaction that changes the password.
+ * whether the address has an account; and setting a password by mailed code, which follows the rule of every
+ * credential change (credential-changes.ts): every session, grant and token of the user ends, their
+ * applications get a backchannel logout, and the mailbox gets a notice — all in one transaction.
  */
 import type { Store, UserRow } from '../store/contract.js';
 import type { PasswordPolicy } from './passwords.js';
-import { completePasswordSetup, drawSetupCode, sendSetupCode } from './password-setup.js';
-import { passwordChangedMessage, resetCodeMessage, type SendMail } from './mail.js';
-import { signOutEverywhere } from './logout.js';
+import { drawSetupCode, sendSetupCode } from './password-setup.js';
+import { resetCodeMessage, type SendMail } from './mail.js';
+import { changeCredentials, type ChangedCredentials } from './credential-changes.js';
 
 /**
  * The reset code of a sign-in is kept apart from its setup code (same table, own id): the setup page must
@@ -47,25 +47,21 @@ export async function sendResetCode(
 
 /**
  * Sets the password of the user whose mailed code was just spent (setup page or reset page alike) and marks
- * the e-mail verified. When the user had a password, this is a reset: inside the same transaction every other
- * session and refresh token of theirs ends (backchannel logouts queued) and the "password changed" notice is
- * queued, last, so a queue that refuses it undoes the change: a password never changes without the notice.
- * `replaced` says whether that happened (the caller's browser session may have ended with the others).
+ * the e-mail verified, by the rule of every credential change (credential-changes.ts): every session of the
+ * user ends (the browser's own too, when it was signed in as them: the sign-in finishes in a fresh one),
+ * backchannel logouts are queued and a notice is queued last, so a queue that refuses it undoes the change.
+ * `replaced` says whether the user had a password before (a reset).
  */
 export async function setPasswordFromCode(
   store: Store,
   sendMail: SendMail,
   input: { userId: number; password: string; policy: PasswordPolicy; appName: string; now?: Date },
-): Promise<{ user: UserRow; replaced: boolean }> {
-  const { userId, password, policy } = input;
-  const replaced = Boolean(await store.credentials.passwordHash(userId));
-  if (!replaced) return { user: await completePasswordSetup(store, userId, password, policy), replaced };
-  const user = await completePasswordSetup(store, userId, password, policy, {
-    details: { replaced: true, sessions_ended: true, notice: true },
-    async inTransaction(tx, changed) {
-      await signOutEverywhere(tx, changed.uuid);
-      await sendMail(passwordChangedMessage(changed.email, changed.uuid, input.appName, input.now ?? new Date()));
-    },
+): Promise<ChangedCredentials> {
+  const changed = await changeCredentials(store, sendMail, {
+    userId: input.userId,
+    change: { password: input.password, policy: input.policy, verifiesEmail: true },
+    by: { kind: 'code', appName: input.appName },
+    now: input.now,
   });
-  return { user, replaced };
+  return changed!; // a new password without a `spend` always lands
 }

@@ -1,16 +1,18 @@
 /**
  * Password setup for users without a password (spec §1): a 6-digit code mailed to them, valid 10 minutes
  * and 5 tries, stored as a keyed hash; and admin recovery links (24 h, single use). Both end by setting the
- * password under the policy and marking the e-mail verified (receiving the code or link proves it).
+ * password under the policy and marking the e-mail verified (receiving the code or link proves it), by the rule
+ * of every credential change (credential-changes.ts).
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Store, UserRow } from '../store/contract.js';
 import type { PasswordPolicy } from './passwords.js';
-import { hashPassword, policyProblems } from './passwords.js';
+import { policyProblems } from './passwords.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { secretsFrom } from './secrets.js';
 import { setupCodeMessage, type SendMail } from './mail.js';
-import { audit, currentActor } from './audit.js';
+import { audit } from './audit.js';
+import { changeCredentials } from './credential-changes.js';
 
 export const SETUP_CODE_MINUTES = 10;
 export const SETUP_CODE_TRIES = 5;
@@ -84,37 +86,6 @@ export function newPasswordProblems(password: string, confirmation: string, emai
   return problems;
 }
 
-/** What a caller adds to a setup: audit details, and work that must land with the new password or not at all. */
-export interface SetupExtras {
-  details?: Record<string, unknown>;
-  /** Runs in the same transaction, after the password is set (a reset ends the user's other sessions here). */
-  inTransaction?: (tx: Store, user: UserRow) => Promise<void>;
-}
-
-/** Sets the password and marks the e-mail verified, together. The hash is computed before the transaction opens. */
-export async function completePasswordSetup(
-  store: Store,
-  userId: number,
-  password: string,
-  policy: PasswordPolicy,
-  extras: SetupExtras = {},
-): Promise<UserRow> {
-  const hash = await hashPassword(password, policy.bcrypt_cost);
-  return store.transaction(async (tx) => {
-    await tx.credentials.setPasswordHash(userId, hash);
-    const user = await tx.users.update(userId, { email_verified: true });
-    if (!user) throw new NotFoundError('user');
-    // The person who proved the mailbox is the actor, wherever the request came from.
-    await audit(tx, 'password.reset', {
-      user: user.uuid,
-      actor: { ...currentActor(), type: 'user', id: user.uuid },
-      details: extras.details,
-    });
-    await extras.inTransaction?.(tx, user);
-    return user;
-  });
-}
-
 /** Admin: a one-time link to the setup page, valid 24 hours. */
 export async function createRecoveryLink(store: Store, baseUrl: string, userId: number, key: string, now = new Date()): Promise<string> {
   const user = await store.users.findById(userId);
@@ -140,22 +111,31 @@ export async function userOfRecoveryLink(store: Store, token: string, key: strin
   return undefined;
 }
 
-/** Spends the link and sets the password; ValidationError for a bad password (the link stays live then). */
+/**
+ * Spends the link and sets the password (credential-changes.ts: sessions end, a notice is mailed), together:
+ * ValidationError for a bad password, and a refused notice, leave the link live.
+ */
 export async function redeemRecoveryLink(
   store: Store,
-  token: string,
-  password: string,
-  confirmation: string,
-  key: string,
-  policy: PasswordPolicy,
-  now = new Date(),
+  sendMail: SendMail,
+  input: { token: string; password: string; confirmation: string; key: string; policy: PasswordPolicy; now?: Date },
 ): Promise<UserRow | undefined> {
+  const { token, key, now = new Date() } = input;
   const user = await userOfRecoveryLink(store, token, key, now);
   if (!user) return undefined;
-  const problems = newPasswordProblems(password, confirmation, user.email, policy);
+  const problems = newPasswordProblems(input.password, input.confirmation, user.email, input.policy);
   if (problems.length) throw new ValidationError({ password: problems });
-  let userId: number | undefined;
-  for (const hash of secretsFrom(key).hashes('recovery-link', token)) userId ??= await store.passwordSetup.consumeLink(hash, now);
-  if (userId === undefined) return undefined;
-  return completePasswordSetup(store, userId, password, policy);
+  const changed = await changeCredentials(store, sendMail, {
+    userId: user.id,
+    change: { password: input.password, policy: input.policy, verifiesEmail: true },
+    by: { kind: 'recovery_link' },
+    async spend(tx) {
+      for (const hash of secretsFrom(key).hashes('recovery-link', token)) {
+        if ((await tx.passwordSetup.consumeLink(hash, now)) === user.id) return true;
+      }
+      return false;
+    },
+    now,
+  });
+  return changed?.user;
 }

@@ -5,8 +5,6 @@
 import { createHash } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { AddressLookup, SignInRecord, Store } from '../store/contract.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import { audit } from './audit.js';
 
 export interface PasswordPolicy {
   bcrypt_cost: number;
@@ -47,19 +45,6 @@ export function policyProblems(password: string, email: string, policy: Password
 
 /** Whether the user has a password (users without one set it up by mailed code first). */
 export const hasPassword = async (store: Store, userId: number) => Boolean(await store.credentials.passwordHash(userId));
-
-/** Sets a user's password after checking the policy. */
-export async function setPassword(store: Store, userId: number, password: string, policy: PasswordPolicy): Promise<void> {
-  const user = await store.users.findById(userId);
-  if (!user) throw new NotFoundError('user');
-  const problems = policyProblems(password, user.email, policy);
-  if (problems.length) throw new ValidationError({ password: problems });
-  const hash = await hashPassword(password, policy.bcrypt_cost);
-  await store.transaction(async (tx) => {
-    await tx.credentials.setPasswordHash(userId, hash);
-    await audit(tx, 'password.set', { user: user.uuid });
-  });
-}
 
 /**
  * The user behind a typed e-mail address as the sign-in pages need them (their hash, their second factors), and

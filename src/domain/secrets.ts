@@ -2,7 +2,7 @@
  * Everything derived from `secrets.key`, in one place. Each purpose gets its own 32-byte key (HKDF-SHA256,
  * RFC 5869), so a key used to encrypt is never the key used to hash or sign. Three uses:
  * - `seal`/`unseal`: AES-256-GCM with the owner bound as AAD (signing keys, TOTP secrets);
- * - `hash`: a keyed hash of a short code or token (setup codes, recovery codes, recovery links), so a copy
+ * - `hash`: a keyed hash of a short code or token (setup codes, e-mail codes, recovery codes, recovery links), so a copy
  *   of the database alone does not let anyone brute-force 6-digit codes offline;
  * - `mac`: an HMAC tag (tickets, CSRF tokens) and `signingKeys` for cookies.
  *
@@ -11,7 +11,8 @@
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type SecretPurpose = 'signing-key' | 'totp' | 'setup-code' | 'recovery-code' | 'recovery-link' | 'ticket' | 'csrf' | 'cookie';
+export type SecretPurpose =
+  'signing-key' | 'totp' | 'setup-code' | 'email-code' | 'recovery-code' | 'recovery-link' | 'ticket' | 'csrf' | 'cookie';
 
 /** Legacy (v1) hash purposes, as they were spelled: kept only to read what v1 stored. */
 const V1_HASH_PURPOSE: Partial<Record<SecretPurpose, string>> = {

@@ -61,19 +61,6 @@ export async function verifyTotp(store: Store, userId: number, code: string, key
   return (await store.mfa.useTotpStep(userId, step, false, now)) ? 'ok' : 'replayed';
 }
 
-/**
- * Admin reset (a lost device): removes every second factor — the TOTP secret, the recovery codes and the
- * passkeys (the next sign-in enrols again when required).
- */
-export async function removeMfa(store: Store, user: { id: number; uuid: string }): Promise<boolean> {
-  return store.transaction(async (tx) => {
-    const removed = await tx.mfa.removeAll(user.id);
-    const passkeys = await tx.passkeys.removeAll(user.id);
-    if (removed || passkeys) await audit(tx, 'mfa.removed', { user: user.uuid, details: { passkeys } });
-    return removed || passkeys > 0;
-  });
-}
-
 /** Enrolment: confirms the pending secret with its first code; the trail records it in the same transaction. */
 export async function enrolTotp(
   store: Store,

@@ -1,6 +1,7 @@
 /**
  * GET/POST /if/recovery/{token}/: the one-time link an administrator creates (POST /users/{pk}/recovery/).
- * Opening it only shows the form (mail scanners prefetch links); setting the password spends it.
+ * Opening it only shows the form (mail scanners prefetch links); setting the password spends it, ends the
+ * user's sessions everywhere and mails a notice.
  */
 import type { Context } from 'koa';
 import { redeemRecoveryLink, userOfRecoveryLink } from '../domain/password-setup.js';
@@ -51,14 +52,13 @@ export function submitRecoveryLink(deps: SignInDeps, csrf: CsrfTokens) {
     if (!csrf.isValid(`recovery:${token}`, ctx.request.body?.csrf))
       return form(ctx, deps, csrf, user.email, 'This form has expired; submit it again.', 403);
     try {
-      const done = await redeemRecoveryLink(
-        deps.store,
+      const done = await redeemRecoveryLink(deps.store, deps.services.sendMail, {
         token,
-        String(ctx.request.body?.password ?? ''),
-        String(ctx.request.body?.confirmation ?? ''),
-        deps.settings.secrets.key,
-        deps.settings.passwords,
-      );
+        password: String(ctx.request.body?.password ?? ''),
+        confirmation: String(ctx.request.body?.confirmation ?? ''),
+        key: deps.settings.secrets.key,
+        policy: deps.settings.passwords,
+      });
       if (!done) throw expired();
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;

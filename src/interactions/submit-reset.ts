@@ -10,7 +10,7 @@ import { checkSetupCode, newPasswordProblems } from '../domain/password-setup.js
 import { resetCodeId, setPasswordFromCode } from '../domain/password-reset.js';
 import { lookUpAddress } from '../domain/passwords.js';
 import { accountKey, userKey } from '../domain/rate-limits.js';
-import { PageError, unavailableIn } from '../errors.js';
+import { PageError } from '../errors.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
 import { renderResetPage, restart } from './pages.js';
@@ -75,7 +75,7 @@ export function submitReset(deps: SignInDeps) {
         appName: ctx.state.interaction.entry.app.name,
       });
     } catch (error) {
-      throw unavailableIn(error) ?? notChanged(ctx, error);
+      throw notChanged(ctx, error); // the database or the mail queue (Unavailable), or a fault: nothing changed either way
     }
     // The mailbox is proven: earlier failed passwords and codes no longer hold the account.
     const { limits } = deps.services;
@@ -85,6 +85,6 @@ export function submitReset(deps: SignInDeps) {
       limits.reset('account_total', account),
       limits.reset('code_guesses', account),
     ]);
-    return continueAfterNewPassword(ctx, deps, result.user, result.replaced);
+    return continueAfterNewPassword(ctx, deps, result.user);
   };
 }

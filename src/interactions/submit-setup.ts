@@ -2,8 +2,8 @@
  * POST …/setup: the mailed code plus a new password twice. The password is checked against the policy first
  * (a typo there does not cost a try); then the code, counted per interaction, per account (one budget with the
  * reset page's codes), per IP and by the code's own 5 tries. Success clears the account's code count, sets the
- * password, marks the e-mail verified and continues the same sign-in (should the user have got a password
- * meanwhile, replacing it counts as a reset: setPasswordFromCode decides, not the page).
+ * password, marks the e-mail verified and continues the same sign-in; like every credential change it ends the
+ * user's sessions and mails a notice (setPasswordFromCode decides, not the page).
  */
 import { checkSetupCode, newPasswordProblems, SETUP_CODE_TRIES, userOfSetupCode } from '../domain/password-setup.js';
 import { setPasswordFromCode } from '../domain/password-reset.js';
@@ -43,12 +43,12 @@ export function submitSetup(deps: SignInDeps) {
       return renderSetupPage(ctx, user.email, min, message, 400);
     }
     await deps.services.limits.reset('code_guesses', userKey(user));
-    const { user: updated, replaced } = await setPasswordFromCode(store, deps.services.sendMail, {
+    const { user: updated } = await setPasswordFromCode(store, deps.services.sendMail, {
       userId: check.userId,
       password,
       policy: settings.passwords,
       appName: ctx.state.interaction.entry.app.name,
     });
-    return continueAfterNewPassword(ctx, deps, updated, replaced);
+    return continueAfterNewPassword(ctx, deps, updated);
   };
 }

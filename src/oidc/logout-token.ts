@@ -22,8 +22,8 @@ export function logoutTokenSigner(providers: ProviderSet): SignLogoutToken {
     (token as unknown as { mask: Record<string, null> }).mask = { sub: null };
     token.set('events', { [BACKCHANNEL_LOGOUT_EVENT]: {} });
     token.set('jti', randomUUID());
-    // sid whenever the ended session is known (discovery promises backchannel_logout_session_supported); a
-    // deactivation ends every session of sub and sends sub alone.
+    // sid of the ended session (discovery promises backchannel_logout_session_supported); sub alone only for a
+    // grant that outlived its browser session (src/domain/logout.ts).
     if (sid) token.set('sid', sid);
     return token.issue({ use: 'logout' });
   };

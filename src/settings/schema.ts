@@ -245,7 +245,7 @@ export const settingsSchema = {
       profile_edits: {
         type: 'boolean',
         description:
-          'People may change their own name and e-mail address there (a new address is unverified until proven). Off: the profile is read-only and only the provisioning API changes it.',
+          'People may change their own name and e-mail address there (a new address takes effect, verified, once the code mailed to it is typed; the old address is told). Off: the profile is read-only and only the provisioning API changes it.',
       },
       changes_per_hour: int(1, 'Changes one person may make on the account page per hour (password, second factors, passkeys, sign-outs).'),
     }),

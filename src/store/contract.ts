@@ -162,6 +162,11 @@ export interface OidcPayloadsRepository {
   /** Client ids the account holds live grants with (who must hear a backchannel logout when it is signed out everywhere). */
   grantedClients(accountId: string, now: Date): Promise<string[]>;
   /**
+   * The account's live rows of `model` (its sessions, with the sid each client saw; its grants), by id. Read
+   * in the transaction that ends them, to tell whom to notify.
+   */
+  findByAccount(model: string, accountId: string, now: Date): Promise<OidcPayload[]>;
+  /**
    * Deletes every session, grant, code and token of the account; returns how many rows. With `keepSessionUid`
    * that one session stays (a password changed on the account page keeps the browser that changed it).
    */
@@ -251,6 +256,8 @@ export type { ActorType, AuditFilter, AuditRepository, AuditRow, NewAuditEvent }
 import type { AuditRepository, NewAuditEvent } from './audit-contract.js';
 export type { NewPasskey, PasskeyRow, PasskeysRepository } from './passkeys-contract.js';
 import type { PasskeysRepository } from './passkeys-contract.js';
+export type { EmailChangeRow, EmailChangesRepository } from './email-changes-contract.js';
+import type { EmailChangesRepository } from './email-changes-contract.js';
 
 export interface Store {
   audit: AuditRepository;
@@ -269,8 +276,10 @@ export interface Store {
   passwordSetup: PasswordSetupRepository;
   /** Passkeys and their WebAuthn challenges (passkeys-contract.ts). */
   passkeys: PasskeysRepository;
-  /** Deletes expired rows (OIDC payloads, setup codes and recovery links, WebAuthn challenges); returns how many, per kind. */
-  sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number }>;
+  /** E-mail address changes waiting for their mailed code (email-changes-contract.ts). */
+  emailChanges: EmailChangesRepository;
+  /** Deletes expired rows (OIDC payloads, setup codes and recovery links, WebAuthn challenges, e-mail changes); returns how many, per kind. */
+  sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number; emailChanges: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** Resolves when the database answers and has room to write: after a write it refused for a full disk, only once a write succeeds again (write-room.ts). */

@@ -12,6 +12,7 @@ import * as quietConsumes from './migrations/0009_quiet_consumes.js';
 import * as searchPendingList from './migrations/0010_search_pending_list.js';
 import * as quietSignIns from './migrations/0011_quiet_sign_ins.js';
 import * as challengesByPurpose from './migrations/0012_challenges_by_purpose.js';
+import * as emailChanges from './migrations/0013_email_changes.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   '0010_search_pending_list': searchPendingList,
   '0011_quiet_sign_ins': quietSignIns,
   '0012_challenges_by_purpose': challengesByPurpose,
+  '0013_email_changes': emailChanges,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

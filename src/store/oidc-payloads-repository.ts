@@ -124,6 +124,9 @@ export function oidcPayloadsRepository(db: Kysely<Tables>): OidcPayloadsReposito
       return rows.map((row) => row.client_id!);
     },
 
+    findByAccount: (model, accountId, now) =>
+      liveRow(db, model, now).where('account_id', '=', accountId).orderBy('id').execute() as Promise<OidcPayload[]>,
+
     async destroyByAccount(accountId, keepSessionUid) {
       let query = db.deleteFrom('oidc_payloads').where('account_id', '=', accountId);
       if (keepSessionUid) query = query.where((eb) => eb.not(eb.and([eb('model', '=', 'Session'), eb('uid', '=', keepSessionUid)])));

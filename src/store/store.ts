@@ -14,6 +14,7 @@ import { passwordSetupRepository } from './password-setup-repository.js';
 import { auditRepository } from './audit-repository.js';
 import { passkeysRepository } from './passkeys-repository.js';
 import { checkRoom } from './write-room.js';
+import { emailChangesRepository } from './email-changes-repository.js';
 
 export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
   const store: Store = {
@@ -28,6 +29,7 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
     mfa: mfaRepository(db),
     passwordSetup: passwordSetupRepository(db),
     passkeys: passkeysRepository(db),
+    emailChanges: emailChangesRepository(db),
     state: {
       async claimOnce(key) {
         const result = await db
@@ -43,6 +45,7 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
         oidcPayloads: await store.oidcPayloads.sweepExpired(now),
         passwordSetup: await store.passwordSetup.sweepExpired(now),
         challenges: await store.passkeys.sweepExpired(now),
+        emailChanges: await store.emailChanges.sweepExpired(now),
       };
     },
     transaction: (work) => (inTransaction ? work(store) : db.transaction().execute((trx) => work(createStore(trx, true)))),

@@ -90,6 +90,17 @@ export interface Tables {
   recovery_links: RecoveryLinksTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
+  email_changes: EmailChangesTable;
+}
+
+/** A pending e-mail address change (migration 0013). */
+export interface EmailChangesTable {
+  user_id: number;
+  email: string;
+  code_hash: string;
+  attempts: Generated<number>;
+  expires_at: Date;
+  created_at: Generated<Date>;
 }
 
 export interface PasskeysTable {

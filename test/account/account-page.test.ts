@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
 import { useBrowser } from '../helpers/browser.js';
-import { startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
+import { codeIn, startSmtpCapture, type CapturedMail, type SmtpCapture } from '../helpers/smtp.js';
 import { postToken } from '../helpers/oidc-rp.js';
 import { runFlow, tokensOf } from '../helpers/oidc-flow.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -236,14 +236,16 @@ describe('account page with profile_edits (pglite)', () => {
   const web = useBrowser();
   let idp: CredentialsServer;
   let hooks: Receiver;
+  let smtp: SmtpCapture;
   beforeAll(async () => {
-    hooks = await startReceiver();
+    [hooks, smtp] = await Promise.all([startReceiver(), startSmtpCapture()]);
     idp = await startCredentialsServer(
       'pglite',
       web.rp.url,
       [{ slug: 'wiki', webhook: { url: `${hooks.url}/hook`, secret: 'hook-secret-0123456789' } }],
       {
         account: { profile_edits: true, changes_per_hour: 30 },
+        mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' },
         rate_limits: { ip_per_minute: 1000 },
         webhooks: { allow_insecure_loopback: true },
       },
@@ -252,31 +254,106 @@ describe('account page with profile_edits (pglite)', () => {
   afterAll(async () => {
     await idp?.close();
     await hooks?.close();
+    await smtp?.close();
   });
 
-  test('a name and address changed by the person: saved, audited with the person as actor, user_updated queued, the new address unverified', async () => {
+  const subjectOf = (mail: CapturedMail) => /^Subject: (.*)$/m.exec(mail.raw)?.[1]?.trim();
+  const saveProfile = async (name: string, email: string) => {
+    await web.page.getByLabel('Name', { exact: true }).fill(name);
+    await web.page.getByLabel('E-mail', { exact: true }).fill(email);
+    await web.page.getByRole('button', { name: 'Save profile' }).click();
+  };
+  const enterEmailCode = async (code: string) => {
+    await web.page.getByLabel('Code from the e-mail').fill(code);
+    await web.page.getByRole('button', { name: 'Confirm the new address' }).click();
+  };
+
+  test('a new address waits for the code mailed to it; the code makes it the address, verified; the old address hears of it', async () => {
     const user = await idp.user({ name: 'Old Name' });
     await openAccount(web.page, idp, user.email);
     await web.page.getByLabel('Name', { exact: true }).fill('');
     await web.page.getByRole('button', { name: 'Save profile' }).click();
     await expect(heading(web.page)).resolves.toBe('Your account'); // the browser refuses an empty required field
-    await web.page.getByLabel('Name', { exact: true }).fill('New Name');
-    await web.page.getByLabel('E-mail', { exact: true }).fill(`renamed-${user.email}`);
-    await web.page.getByRole('button', { name: 'Save profile' }).click();
-    await expect(statusText(web.page)).resolves.toBe('Your profile was saved.');
+    const renamed = `renamed-${user.email}`;
+    await saveProfile('New Name', renamed);
+    await expect(statusText(web.page)).resolves.toContain('We sent a code to your new address.');
+    // The name is saved; the address is not, yet.
+    expect(await idp.store.users.findByUuid(user.uuid)).toMatchObject({ name: 'New Name', email: user.email });
+    const code = codeIn(await smtp.waitFor(renamed));
+    expect(smtp.messages.filter((mail) => mail.to.includes(user.email))).toEqual([]);
+
+    await enterEmailCode(code === '000000' ? '111111' : '000000');
+    await expect(alertText(web.page)).resolves.toBe('That code is not right. 4 of 5 tries left.');
+    expect((await idp.store.users.findByUuid(user.uuid))!.email).toBe(user.email);
+    await enterEmailCode(code);
+    await expect(statusText(web.page)).resolves.toBe('Your e-mail address was changed.');
+
     const row = (await idp.store.users.findByUuid(user.uuid))!;
-    expect(row).toMatchObject({ name: 'New Name', email: `renamed-${user.email}`, email_verified: false });
+    expect(row).toMatchObject({ name: 'New Name', email: renamed, email_verified: true });
     const { rows } = await idp.store.audit.list({ user: user.uuid, action: 'user.updated' }, { offset: 0, limit: 5 });
-    expect(rows[0]).toMatchObject({ actor_type: 'user', actor: user.uuid, details: { changed: ['email', 'name'] } });
-    const hook = JSON.parse((await hooks.waitFor(1))[0]!.raw.toString('utf8'));
-    expect(hook).toMatchObject({
-      event_type: 'user_updated',
-      data: { user_id: user.uuid, changed: expect.arrayContaining(['name', 'email']) },
-    });
+    expect(rows[0]).toMatchObject({ actor_type: 'user', actor: user.uuid, details: { changed: ['email', 'email_verified'] } });
+    expect(rows[1]).toMatchObject({ actor_type: 'user', actor: user.uuid, details: { changed: ['name'] } });
+    const hooksOf = async (count: number) => (await hooks.waitFor(count)).map((hit) => JSON.parse(hit.raw.toString('utf8')));
+    expect((await hooksOf(2)).map((hook) => [hook.event_type, hook.data.user_id, hook.data.changed])).toEqual([
+      ['user_updated', user.uuid, ['name']],
+      ['user_updated', user.uuid, ['email', 'email_verified']],
+    ]);
+    const notice = await smtp.waitFor(user.email);
+    expect(subjectOf(notice)).toBe('Your e-mail address was changed');
+    expect(notice.raw).toContain(renamed);
+    expect(notice.raw).not.toContain(code);
+    // The code was spent: the page no longer asks for one.
+    await expect(web.page.getByLabel('Code from the e-mail').count()).resolves.toBe(0);
+  });
+
+  test('addresses the API refuses are refused here too: nothing waits, nothing is mailed', async () => {
+    const user = await idp.user();
+    await openAccount(web.page, idp, user.email);
+    const csrf = await web.page.locator('form[action="/account/profile"] input[name="csrf"]').inputValue();
+    const mails = smtp.messages.length;
+    // Posted as a script would (the browser's own check of type=email is not what protects the account).
+    for (const email of ['ceo@corp.t\u0435st', '<script>@x.example', 'x"@y.example', 'ada@exa mple.com', `${'a'.repeat(250)}@x.io`]) {
+      const answer = await web.page.request.post(`${idp.url}/account/profile`, { form: { csrf, name: 'Ada', email } });
+      expect(answer.status()).toBe(400);
+      expect(await answer.text()).toContain('Enter a valid e-mail address.');
+      const api = await idp.api('/api/v3/core/users/', { json: { username: `u-${mails}-${email.length}`, email, name: 'Ada' } });
+      expect(api).toMatchObject({ status: 400, body: { email: expect.any(Array) } });
+    }
+    await expect(idp.store.emailChanges.find(user.pk, new Date())).resolves.toBeUndefined();
+    expect(smtp.messages.length).toBe(mails);
+    expect((await idp.store.users.findByUuid(user.uuid))!.email).toBe(user.email);
+
     const other = await idp.user();
-    await web.page.getByLabel('E-mail', { exact: true }).fill(other.email);
-    await web.page.getByRole('button', { name: 'Save profile' }).click();
+    await web.page.reload();
+    await saveProfile('Ada', other.email.toUpperCase());
     await expect(alertText(web.page)).resolves.toBe('That e-mail address cannot be used.');
-    expect((await idp.store.users.findByUuid(user.uuid))!.email).toBe(`renamed-${user.email}`);
+    expect(smtp.messages.length).toBe(mails);
+  });
+
+  test('"Keep my current address" drops the waiting change; five wrong codes spend it', async () => {
+    const user = await idp.user();
+    await openAccount(web.page, idp, user.email);
+    await saveProfile('Ada', `kept-${user.email}`);
+    const first = codeIn(await smtp.waitFor(`kept-${user.email}`));
+    await web.page.getByRole('button', { name: 'Keep my current address' }).click();
+    await expect(statusText(web.page)).resolves.toBe('Your e-mail address stays as it is.');
+    await expect(web.page.getByLabel('Code from the e-mail').count()).resolves.toBe(0);
+    // The dropped change's code changes nothing.
+    const csrf = await web.page.locator('form[action="/account/profile"] input[name="csrf"]').inputValue();
+    const late = await web.page.request.post(`${idp.url}/account/email/confirm`, { form: { csrf, code: first } });
+    expect(await late.text()).toContain('That code is no longer valid.');
+
+    await saveProfile('Ada', `guessed-${user.email}`);
+    const code = codeIn(await smtp.waitFor(`guessed-${user.email}`));
+    const wrong = code === '000000' ? '111111' : '000000';
+    for (let left = 4; left >= 1; left--) {
+      await enterEmailCode(wrong);
+      await expect(alertText(web.page)).resolves.toBe(`That code is not right. ${left} of 5 tries left.`);
+    }
+    await enterEmailCode(wrong);
+    await expect(alertText(web.page)).resolves.toBe('Too many wrong codes. Save the new address again to get a new code.');
+    const again = await web.page.request.post(`${idp.url}/account/email/confirm`, { form: { csrf, code } });
+    expect(await again.text()).toContain('Too many wrong codes.');
+    expect((await idp.store.users.findByUuid(user.uuid))!.email).toBe(user.email);
   });
 });

@@ -34,6 +34,27 @@ describe.each(engines)('users API on %s', (engine) => {
     expect((await s.api(`/api/v3/core/groups/${group.body.pk}/`)).body.users).toEqual([created.body.pk]);
   });
 
+  test('joining groups on create needs groups:write: with users:write alone → 403 and no user; with both → 201', async () => {
+    const group = await s.api('/api/v3/core/groups/', { json: { name: 'access-by-create' } });
+    const usersOnly = await s.token(['users:write', 'users:read']);
+    const body = { username: 'sneaky@example.com', email: 'sneaky@example.com', name: 'Sneaky', groups: [group.body.pk] };
+    expect(await s.api('/api/v3/core/users/', { token: usersOnly, json: body })).toMatchObject({
+      status: 403,
+      body: {
+        detail: 'You do not have permission to perform this action (the token lacks the groups:write scope, which joining groups needs).',
+      },
+    });
+    expect((await s.api('/api/v3/core/users/?email=sneaky@example.com')).body.pagination.count).toBe(0);
+    expect((await s.api(`/api/v3/core/groups/${group.body.pk}/`)).body.users).toEqual([]);
+    // No group to join needs no group scope.
+    expect((await s.api('/api/v3/core/users/', { token: usersOnly, json: { ...body, groups: [] } })).status).toBe(201);
+
+    const both = await s.token(['users:write', 'groups:write']);
+    const created = await s.api('/api/v3/core/users/', { token: both, json: { ...body, username: 'member', email: 'member@example.com' } });
+    expect(created.status).toBe(201);
+    expect((await s.api(`/api/v3/core/groups/${group.body.pk}/`)).body.users).toEqual([created.body.pk]);
+  });
+
   test('create validation: required fields, formats, unknown fields, unknown groups → 400 field map, nothing written', async () => {
     const bad = await s.api('/api/v3/core/users/', { json: { email: 'not-an-email', name: '', is_active: 'yes', extra: 1 } });
     expect(bad.status).toBe(400);

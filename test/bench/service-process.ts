@@ -13,7 +13,7 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import { createStore } from '../../src/store/store.js';
 import { loadSettings } from '../../src/settings/load.js';
 import { createUser } from '../../src/domain/users.js';
-import { setPassword } from '../../src/domain/passwords.js';
+import { hashPassword } from '../../src/domain/passwords.js';
 import { createPostgresDatabase } from '../helpers/database.js';
 import { benchDatabaseUrl } from './database-url.js';
 import { announce, LOOPS, seedTokens, SIGN_IN_LOOPS } from './fixture.js';
@@ -85,7 +85,7 @@ const user = await createUser(store, { username: 'ada@example.com', email: 'ada@
 const people: string[] = [];
 for (let i = 0; i < SIGN_IN_LOOPS; i += 1) {
   const person = await createUser(store, { username: `person${i}@example.com`, email: `person${i}@example.com`, name: `Person ${i}` });
-  await setPassword(store, person.pk, BENCH_PASSWORD, settings.passwords);
+  await store.credentials.setPasswordHash(person.pk, await hashPassword(BENCH_PASSWORD, settings.passwords.bcrypt_cost));
   people.push(person.email);
 }
 const { token: apiToken } = await createApiToken(store, { name: 'bench', scopes: [...API_SCOPES] });

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { startService } from '../../src/service.js';
 import { createLogger, type Logger } from '../../src/observability/logger.js';
 import { createUser } from '../../src/domain/users.js';
-import { setPassword } from '../../src/domain/passwords.js';
+import { hashPassword } from '../../src/domain/passwords.js';
 import { API_SCOPES, createApiToken } from '../../src/domain/api-tokens.js';
 import type { ApplicationSettings, Settings } from '../../src/settings/schema.js';
 import type { Engine } from '../../src/store/database.js';
@@ -138,7 +138,9 @@ export async function startOidcServer(
         groups: input.groups,
         is_active: input.is_active,
       });
-      if (input.password !== null) await setPassword(db.store, view.pk, input.password ?? PASSWORD, settings.passwords);
+      // The user arrives with a password, as seeded: no credential change (no notice, nothing to end).
+      if (input.password !== null)
+        await db.store.credentials.setPasswordHash(view.pk, await hashPassword(input.password ?? PASSWORD, settings.passwords.bcrypt_cost));
       return { pk: view.pk, uuid: view.uuid, email };
     },
     async groupUuid(name) {

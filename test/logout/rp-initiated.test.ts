@@ -2,6 +2,7 @@
  * RP-initiated logout through the browser: one end-session request ends the SSO session of every app,
  * revokes their tokens, and every app with a backchannel URI hears a verified logout token.
  */
+import * as jose from 'jose';
 import { engines } from '../helpers/database.js';
 import { useBrowser } from '../helpers/browser.js';
 import { postToken } from '../helpers/oidc-rp.js';
@@ -91,11 +92,12 @@ describe.each(engines)('RP-initiated logout (%s)', (engine) => {
     const again = await runFlow(web.page, idp.apps.crm!, { email: user.email, password: PASSWORD });
     expect(again.sawLoginPage).toBe(true);
 
-    // Backchannel: one verified token per app with a URI, signed by that app's issuer.
+    // Backchannel: one verified token per app with a URI, signed by that app's issuer, naming the session by the
+    // sid that app saw in its ID token.
     const [wikiHit] = await wikiBackchannel.waitFor(1);
     const [crmHit] = await crmBackchannel.waitFor(1);
-    await verifyLogoutToken(wikiHit!, idp.apps.wiki!, user.uuid);
-    await verifyLogoutToken(crmHit!, idp.apps.crm!, user.uuid);
+    expect((await verifyLogoutToken(wikiHit!, idp.apps.wiki!, user.uuid)).sid).toBe(jose.decodeJwt(wiki.id_token!).sid);
+    expect((await verifyLogoutToken(crmHit!, idp.apps.crm!, user.uuid)).sid).toBe(jose.decodeJwt(crm.id_token!).sid);
 
     // And the delivery log says so.
     const { rows } = await idp.store.events.listDeliveries({}, { offset: 0, limit: 20 });

@@ -6,6 +6,7 @@
 import type { Backend, Open } from './fixture.js';
 import { runApiTokensConformance } from './api-tokens.js';
 import { runCredentialsConformance } from './credentials.js';
+import { runEmailChangesConformance } from './email-changes.js';
 import { runEventsConformance } from './events.js';
 import { runGroupsConformance } from './groups.js';
 import { runInstanceConformance } from './instance.js';
@@ -28,6 +29,7 @@ export function runStoreConformance(open: Open, backend: Backend): void {
   runInstanceConformance(open);
   runMfaConformance(open);
   runPasswordSetupConformance(open);
+  runEmailChangesConformance(open);
   runPasskeysConformance(open);
   runOidcPayloadsConformance(open);
   runEventsConformance(open, backend);

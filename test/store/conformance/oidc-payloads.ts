@@ -67,7 +67,7 @@ export function runOidcPayloadsConformance(open: Open): void {
       await store.oidcPayloads.upsert(row('sweep-live'));
       const swept = await store.sweepExpired(new Date());
       expect(swept.oidcPayloads).toBeGreaterThanOrEqual(2);
-      expect(await store.sweepExpired(new Date())).toEqual({ oidcPayloads: 0, passwordSetup: 0, challenges: 0 });
+      expect(await store.sweepExpired(new Date())).toEqual({ oidcPayloads: 0, passwordSetup: 0, challenges: 0, emailChanges: 0 });
       expect(await store.oidcPayloads.find('AuthorizationCode', 'sweep-live', new Date())).toBeDefined();
     });
 
@@ -243,6 +243,25 @@ export function runOidcPayloadsConformance(open: Open): void {
       expect(await store.oidcPayloads.find('Session', 's1', new Date())).toBeUndefined();
       expect(await store.oidcPayloads.grantedClients('acc-1', new Date())).toEqual([]);
       expect(await store.oidcPayloads.grantedClients('acc-2', new Date())).toEqual(['docs']);
+    });
+
+    test("findByAccount: the account's live rows of one model, payload included; not other models, accounts or expired rows", async () => {
+      const sessionOf = (sid: string) => ({ accountId: 'acc-f', authorizations: { wiki: { sid, grantId: `fg-${sid}` } } });
+      await store.oidcPayloads.upsert(row('fs2', { model: 'Session', account_id: 'acc-f', uid: 'fu2', payload: sessionOf('s2') }));
+      await store.oidcPayloads.upsert(row('fs1', { model: 'Session', account_id: 'acc-f', uid: 'fu1', payload: sessionOf('s1') }));
+      await store.oidcPayloads.upsert(
+        row('fs-old', { model: 'Session', account_id: 'acc-f', uid: 'fu3', expires_at: new Date(Date.now() - 1000) }),
+      );
+      await store.oidcPayloads.upsert(row('fs-other', { model: 'Session', account_id: 'acc-g', uid: 'fu4' }));
+      await store.oidcPayloads.upsert(row('fg-s1', { model: 'Grant', account_id: 'acc-f', client_id: 'wiki' }));
+
+      const sessions = await store.oidcPayloads.findByAccount('Session', 'acc-f', new Date());
+      expect(sessions.map((session) => session.id)).toEqual(['fs1', 'fs2']);
+      expect(sessions[0]!.payload).toEqual(sessionOf('s1'));
+      expect((await store.oidcPayloads.findByAccount('Grant', 'acc-f', new Date())).map((grant) => [grant.id, grant.client_id])).toEqual([
+        ['fg-s1', 'wiki'],
+      ]);
+      expect(await store.oidcPayloads.findByAccount('Session', 'acc-none', new Date())).toEqual([]);
     });
 
     test('destroyByAccount may keep one session: its grants and tokens still go, other sessions too', async () => {

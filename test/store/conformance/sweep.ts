@@ -35,8 +35,8 @@ export function runSweepConformance(open: Open): void {
       await store.passwordSetup.saveLink({ token_hash: 'link-old-2', user_id: user.id, expires_at: before });
       await store.passwordSetup.saveLink({ token_hash: 'link-later', user_id: user.id, expires_at: after });
 
-      expect(await store.sweepExpired(now)).toEqual({ oidcPayloads: 3, passwordSetup: 3, challenges: 0 });
-      expect(await store.sweepExpired(now)).toEqual({ oidcPayloads: 0, passwordSetup: 0, challenges: 0 });
+      expect(await store.sweepExpired(now)).toEqual({ oidcPayloads: 3, passwordSetup: 3, challenges: 0, emailChanges: 0 });
+      expect(await store.sweepExpired(now)).toEqual({ oidcPayloads: 0, passwordSetup: 0, challenges: 0, emailChanges: 0 });
 
       const findAt = (id: string, at: Date) => store.oidcPayloads.find('Session', id, at);
       expect(await findAt('old-1', new Date(0))).toBeUndefined(); // gone, not merely invisible
@@ -48,7 +48,12 @@ export function runSweepConformance(open: Open): void {
       expect(await store.passwordSetup.findLink('link-old-1', new Date(0))).toBeUndefined();
 
       // Sweeping later takes the rest that has expired by then, and never the rows without expiry.
-      expect(await store.sweepExpired(new Date(after.getTime() + 1))).toEqual({ oidcPayloads: 2, passwordSetup: 2, challenges: 0 });
+      expect(await store.sweepExpired(new Date(after.getTime() + 1))).toEqual({
+        oidcPayloads: 2,
+        passwordSetup: 2,
+        challenges: 0,
+        emailChanges: 0,
+      });
       expect(await findAt('forever', new Date())).toBeDefined();
     });
 
@@ -56,10 +61,10 @@ export function runSweepConformance(open: Open): void {
       const { store } = t;
       const now = new Date('2033-01-01T00:00:00Z');
       await store.oidcPayloads.upsert(payload('alone', new Date(now.getTime() - 1000)));
-      expect(await store.sweepExpired(now)).toEqual({ oidcPayloads: 1, passwordSetup: 0, challenges: 0 });
+      expect(await store.sweepExpired(now)).toEqual({ oidcPayloads: 1, passwordSetup: 0, challenges: 0, emailChanges: 0 });
       const user = await store.users.insert({ username: 'sweeper2@example.com', email: 'sweeper2@example.com', name: 'Sweeper' });
       await store.passwordSetup.saveLink({ token_hash: 'alone', user_id: user.id, expires_at: new Date(now.getTime() - 1000) });
-      expect(await store.sweepExpired(now)).toEqual({ oidcPayloads: 0, passwordSetup: 1, challenges: 0 });
+      expect(await store.sweepExpired(now)).toEqual({ oidcPayloads: 0, passwordSetup: 1, challenges: 0, emailChanges: 0 });
     });
   });
 }

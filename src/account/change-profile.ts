@@ -1,0 +1,61 @@
+/**
+ * The account page's profile (with `account.profile_edits: true`): the name is saved at once; a new e-mail address
+ * waits for the code mailed to it (domain/email-change.ts), typed here, or is given up. Wrong input re-renders the
+ * page with the error beside the profile and changes nothing.
+ */
+import { formField, type AccountContext } from './account-session.js';
+import type { AccountDeps } from './state.js';
+import { backToAccount, renderAccount } from './show-account.js';
+import { cancelEmailChange, confirmEmailChange, EMAIL_CODE_TRIES, requestEmailChange } from '../domain/email-change.js';
+import { updateUser } from '../domain/users.js';
+
+const profileError = (ctx: AccountContext, deps: AccountDeps, message: string, status = 400) =>
+  renderAccount(ctx, deps, { error: { section: 'profile', message }, status });
+
+const managedByAdministrator = (ctx: AccountContext, deps: AccountDeps) =>
+  profileError(ctx, deps, 'Your profile is managed by your administrator.', 403);
+
+export function saveProfile(deps: AccountDeps) {
+  return async function saveProfile(ctx: AccountContext) {
+    const { user } = ctx.state.account;
+    if (!deps.settings.account.profile_edits) return managedByAdministrator(ctx, deps);
+    const name = formField(ctx, 'name').trim();
+    if (!name || name.length > 150) return profileError(ctx, deps, 'Enter a name of at most 150 characters.');
+    // The address first: a refused one saves nothing, the name included.
+    const asked = await requestEmailChange(deps.store, deps.sendMail, {
+      user,
+      email: formField(ctx, 'email'),
+      key: deps.settings.secrets.key,
+    });
+    if (!asked.ok)
+      return profileError(ctx, deps, asked.problem === 'invalid' ? 'Enter a valid e-mail address.' : 'That e-mail address cannot be used.');
+    if (name !== user.name) await updateUser(deps.store, user.id, { name });
+    return backToAccount(ctx, asked.pending ? 'email-code-sent' : 'profile-saved');
+  };
+}
+
+export function confirmEmail(deps: AccountDeps) {
+  return async function confirmEmail(ctx: AccountContext) {
+    if (!deps.settings.account.profile_edits) return managedByAdministrator(ctx, deps);
+    const check = await confirmEmailChange(deps.store, deps.sendMail, {
+      user: ctx.state.account.user,
+      code: formField(ctx, 'code'),
+      key: deps.settings.secrets.key,
+    });
+    if (check.ok) return backToAccount(ctx, 'email-changed');
+    const message = {
+      wrong: `That code is not right. ${'triesLeft' in check ? check.triesLeft : 0} of ${EMAIL_CODE_TRIES} tries left.`,
+      exhausted: 'Too many wrong codes. Save the new address again to get a new code.',
+      missing: 'That code is no longer valid. Save the new address again to get a new code.',
+      taken: 'That e-mail address cannot be used.',
+    }[check.reason];
+    return profileError(ctx, deps, message);
+  };
+}
+
+export function cancelEmail(deps: AccountDeps) {
+  return async function cancelEmail(ctx: AccountContext) {
+    await cancelEmailChange(deps.store, ctx.state.account.user);
+    return backToAccount(ctx, 'email-kept');
+  };
+}
