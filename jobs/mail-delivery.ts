@@ -2,7 +2,8 @@
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Settings } from '../src/settings/schema.js';
-import { deliverMail, type MailMessage } from '../src/domain/mail.js';
+import { type MailMessage } from '../src/domain/mail.js';
+import { deliverMail } from '../src/infra/mail-transport.js';
 import { MAIL_QUEUE } from '../src/queue/mail-queue.js';
 import { redisConnection } from '../src/queue/queues.js';
 import { workerWhenReady, type WorkerHandle } from './worker-when-ready.js';

@@ -7,7 +7,7 @@ import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Settings } from '../src/settings/schema.js';
 import type { Store } from '../src/store/contract.js';
-import type { DeliveryRow, NewDelivery } from '../src/store/events-contract.js';
+import type { DeliveryRow, NewDelivery } from '../src/store/contract.js';
 import { backchannelRecipients, webhookRecipients } from '../src/domain/recipients.js';
 import { deliveryJobOptions, type DeliveryJob } from '../src/queue/queues.js';
 

@@ -8,7 +8,7 @@
 import type { Job } from 'bullmq';
 import type { Settings } from '../src/settings/schema.js';
 import type { Store } from '../src/store/contract.js';
-import type { AttemptOutcome } from '../src/store/events-contract.js';
+import type { AttemptOutcome } from '../src/store/contract.js';
 import type { DeliveryJob } from '../src/queue/queues.js';
 import { postWithTimeout } from './http-attempt.js';
 import { abandonDelivery, positionOf, settleAttempt } from './settle-attempt.js';

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { AppError, NotFoundError, PageError, ProtocolError, Unavailable, unavailableIn } from './errors.js';
 import { detail, toApiError } from './api/errors.js';
 import { renderErrorPage } from './pages/error-page.js';
+import { brieflyUnavailable, ourFault } from './pages/fault-pages.js';
 import { loggablePath } from './observability/request-log.js';
 
 /** JSON endpoints of the protocol (the rest of /application/o/ is pages: authorize, end-session…), and metadata at RFC 8414 §3.1 locations. */
@@ -41,29 +42,13 @@ function renderProtocol(ctx: Context, error: unknown) {
 /** Words for people, whatever went wrong; a way on where one exists. */
 function pageErrorOf(ctx: Context, error: unknown): PageError {
   if (error instanceof PageError) return error;
-  const again = { href: ctx.method === 'GET' ? ctx.originalUrl : '/', label: 'Try again' };
-  if (error instanceof Unavailable) {
-    return new PageError(
-      503,
-      {
-        title: 'Try again shortly',
-        heading: 'Briefly unavailable',
-        message: 'We could not complete this just now. Try again in a few seconds.',
-        link: again,
-      },
-      error,
-    );
-  }
+  if (error instanceof Unavailable) return brieflyUnavailable(ctx, error);
   if (error instanceof NotFoundError)
     return new PageError(404, { heading: 'Page not found', message: 'There is nothing at this address.' }, error);
   if (error instanceof AppError && error.expose) {
     return new PageError(error.status, { heading: 'This request cannot be completed', message: error.message }, error);
   }
-  return new PageError(
-    500,
-    { heading: 'Something went wrong', message: 'This is a fault on our side, not yours. Try again in a moment.', link: again },
-    error,
-  );
+  return ourFault(ctx, error);
 }
 
 function methodNotAllowed(ctx: Context): PageError {

@@ -17,15 +17,15 @@ import type { SendMail } from './domain/mail.js';
 import { apiMiddleware } from './api/router.js';
 import { healthRouter, type ReadinessCheck } from './observability/health.js';
 import { logRequests } from './observability/request-log.js';
-import { securityHeaders } from './observability/security-headers.js';
-import { pinOrigin } from './observability/pin-origin.js';
+import { securityHeaders } from './http/security-headers.js';
+import { pinOrigin } from './http/pin-origin.js';
 import { renderErrors } from './render-errors.js';
 import { serveStatic } from './pages/serve-static.js';
 import { serveAvatar } from './pages/serve-avatar.js';
 import { landingRouter } from './pages/landing.js';
 import { measureRequests } from './observability/measure-requests.js';
 import { metricsRoute } from './observability/serve-metrics.js';
-import { scopeRequests } from './scope-request.js';
+import { scopeRequests } from './request-scope.js';
 
 export interface AppParts {
   settings: Settings;

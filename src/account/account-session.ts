@@ -6,14 +6,10 @@
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { UserRow } from '../store/contract.js';
-import { secretsFrom } from '../domain/secrets.js';
 import { findUserByUuid } from '../domain/users.js';
 import type { AccountDeps } from './state.js';
 import { startAccountSignIn } from './sign-in.js';
-import type { Sealer } from './seal.js';
 
-export const ACCOUNT_COOKIE = 'idp_account';
-const LIFETIME_SECONDS = 12 * 3600;
 /** Changes ask for a fresh sign-in when the last one is older than this (password or passkey again). */
 export const RECENT_SECONDS = 10 * 60;
 
@@ -27,35 +23,6 @@ export interface AccountSession {
 }
 
 export type AccountContext = Context & { state: { account: AccountSession }; request: { body?: Record<string, unknown> } };
-
-export function accountCookies(seals: Sealer, secret: string, https: boolean) {
-  const secrets = secretsFrom(secret);
-  return {
-    set(ctx: Context, sid: string, sub: string) {
-      write(ctx, seals.seal('account', { sid, sub }, LIFETIME_SECONDS), LIFETIME_SECONDS, https);
-    },
-    clear(ctx: Context) {
-      write(ctx, '', 0, https);
-    },
-    read: (ctx: Context) => seals.unseal<{ sid: string; sub: string }>('account', ctx.cookies.get(ACCOUNT_COOKIE)),
-    csrfFor: (sid: string) => secrets.mac('csrf', `account:${sid}`),
-    isValidCsrf: (sid: string, token: unknown) => secrets.equal(token, secrets.mac('csrf', `account:${sid}`)),
-  };
-}
-export type AccountCookies = ReturnType<typeof accountCookies>;
-
-function write(ctx: Context, value: string, maxAgeSeconds: number, https: boolean) {
-  // The base URL decides Secure (behind a TLS proxy the connection itself may be plain http).
-  if (https) ctx.cookies.secure = true;
-  ctx.cookies.set(ACCOUNT_COOKIE, value || null, {
-    path: '/account',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: https,
-    maxAge: maxAgeSeconds * 1000,
-    overwrite: true,
-  });
-}
 
 /** Loads the account session, or sends the browser to sign in (GET) or refuses (anything else). */
 export function loadAccountSession(deps: AccountDeps) {

@@ -10,7 +10,7 @@ import { renderPage } from '../pages/render-page.js';
 import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { changePassword, regenerateRecoveryCodes, removeOwnTotp } from '../domain/account-changes.js';
 import { enrolTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
-import { waitText } from '../interactions/pages.js';
+import { waitText } from '../pages/wait-text.js';
 import { userKey, type LimitKind } from '../domain/rate-limits.js';
 
 export function submitPasswordChange(deps: AccountDeps) {

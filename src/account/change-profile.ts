@@ -8,6 +8,7 @@ import type { AccountDeps } from './state.js';
 import { backToAccount, renderAccount } from './show-account.js';
 import { cancelEmailChange, confirmEmailChange, EMAIL_CODE_TRIES, requestEmailChange } from '../domain/email-change.js';
 import { updateUser } from '../domain/users.js';
+import { codeProblemText } from '../pages/code-problem.js';
 
 const profileError = (ctx: AccountContext, deps: AccountDeps, message: string, status = 400) =>
   renderAccount(ctx, deps, { error: { section: 'profile', message }, status });
@@ -43,13 +44,7 @@ export function confirmEmail(deps: AccountDeps) {
       key: deps.settings.secrets.key,
     });
     if (check.ok) return backToAccount(ctx, 'email-changed');
-    const message = {
-      wrong: `That code is not right. ${'triesLeft' in check ? check.triesLeft : 0} of ${EMAIL_CODE_TRIES} tries left.`,
-      exhausted: 'Too many wrong codes. Save the new address again to get a new code.',
-      missing: 'That code is no longer valid. Save the new address again to get a new code.',
-      taken: 'That e-mail address cannot be used.',
-    }[check.reason];
-    return profileError(ctx, deps, message);
+    return profileError(ctx, deps, codeProblemText(check, EMAIL_CODE_TRIES, 'Save the new address again to get a new code.'));
   };
 }
 

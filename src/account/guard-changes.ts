@@ -8,7 +8,7 @@ import { PageError } from '../errors.js';
 import { isRecent, type AccountContext } from './account-session.js';
 import { startAccountSignIn } from './sign-in.js';
 import type { AccountDeps } from './state.js';
-import { waitText } from '../interactions/pages.js';
+import { waitText } from '../pages/wait-text.js';
 import { actAs, currentActor } from '../domain/audit.js';
 
 /** A fresh sign-in (prompt=login) for the person on the page, back to the page afterwards. */

@@ -6,7 +6,7 @@ import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import type { SendMail } from '../domain/mail.js';
 import type { RelyingParty } from '../domain/passkeys.js';
-import type { AccountCookies } from './account-session.js';
+import type { AccountCookies } from './account-cookie.js';
 
 export interface AccountDeps {
   store: Store;

@@ -31,29 +31,33 @@ export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, 
 type Operation = Record<string, unknown>;
 
 /** Component schemas by name: the request schemas of schemas.ts as they are, and the answers of response-schemas.ts. */
-const schemas = {
+const views = {
   User: userView,
+  Group: groupView,
+  Delivery: deliveryView,
+  AuditEvent: auditEventView,
+  ApiToken: apiTokenView,
+  SigningKey: signingKeyView,
+} as const;
+
+/** Each listed view's page: `Paginated{View}List`. */
+const pages = Object.fromEntries(
+  Object.keys(views).map((name) => [`Paginated${name}List`, paginatedList({ $ref: `#/components/schemas/${name}` })]),
+) as Record<`Paginated${keyof typeof views}List`, ReturnType<typeof paginatedList>>;
+
+const schemas = {
+  ...views,
+  ...pages,
   UserCreate: userCreate,
   UserPatch: userPatch,
   SetPassword: setPasswordBody,
   RecoveryLink: recoveryLink,
-  Group: groupView,
   GroupCreate: groupCreate,
   GroupPatch: groupPatch,
   GroupMember: memberBody,
-  Delivery: deliveryView,
   Pagination: pagination,
-  PaginatedUserList: paginatedList({ $ref: '#/components/schemas/User' }),
-  PaginatedGroupList: paginatedList({ $ref: '#/components/schemas/Group' }),
-  PaginatedDeliveryList: paginatedList({ $ref: '#/components/schemas/Delivery' }),
-  AuditEvent: auditEventView,
-  PaginatedAuditEventList: paginatedList({ $ref: '#/components/schemas/AuditEvent' }),
-  ApiToken: apiTokenView,
   ApiTokenCreate: apiTokenCreate,
   NewApiToken: newApiTokenView,
-  SigningKey: signingKeyView,
-  PaginatedApiTokenList: paginatedList({ $ref: '#/components/schemas/ApiToken' }),
-  PaginatedSigningKeyList: paginatedList({ $ref: '#/components/schemas/SigningKey' }),
   ErrorDetail: errorDetail,
   FieldErrors: fieldErrors,
 } as const;

@@ -2,7 +2,7 @@
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { detail } from './errors.js';
-import { readBody } from '../observability/read-body.js';
+import { readBody } from '../http/read-body.js';
 
 const hasBody = (ctx: Context) => Boolean(ctx.get('Transfer-Encoding')) || Number(ctx.get('Content-Length') || 0) > 0;
 

@@ -78,3 +78,9 @@ export function allowedOrigins(app: ApplicationSettings): string[] {
   const origins = app.allowed_origins ?? app.redirect_uris.filter((uri) => /^https?:/i.test(uri)).map((uri) => new URL(uri).origin);
   return [...new Set(origins)];
 }
+
+/** Where "back to the application" goes: the origin of its first http(s) redirect URI. */
+export function applicationHome(redirectUris: readonly string[]): string | undefined {
+  const web = redirectUris.find((uri) => /^https?:\/\//.test(uri));
+  return web ? `${new URL(web).origin}/` : undefined;
+}

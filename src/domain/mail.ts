@@ -1,15 +1,8 @@
 /**
- * Outgoing e-mail. Producers hand a message to `SendMail` (the web process queues it on the `mail` queue);
- * the workers call `deliverMail`, which speaks SMTP (mail.smtp_url) or, with no SMTP configured,
- * writes the message to <data_dir>/mail/ so a newcomer on the embedded default can still finish a flow. The log
- * only ever says which user a message went to: codes and links stay out of it.
+ * Outgoing e-mail as the domain sees it (a port): the messages, and `SendMail`, which producers hand them to (the
+ * web process queues them on the `mail` queue; src/infra/mail-transport.ts delivers them). Codes and links stay out
+ * of subjects and of every log line.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import nodemailer, { type Transporter } from 'nodemailer';
-import type { Logger } from 'pino';
-import type { Settings } from '../settings/schema.js';
 
 export interface MailMessage {
   to: string;
@@ -115,27 +108,4 @@ export function credentialsChangedMessage(to: string, userId: string, notice: Cr
       `Hello,\n\n${what} on ${notice.at.toUTCString()}, ${how}. ${signedOut}\n\n` +
       'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
   };
-}
-
-const transports = new Map<string, Transporter>();
-function smtpTransport(url: string): Transporter {
-  let transport = transports.get(url);
-  if (!transport) transports.set(url, (transport = nodemailer.createTransport(url)));
-  return transport;
-}
-
-/** Sends one message; throws on failure so the queue retries it. The log names the user only: never the content. */
-export async function deliverMail(settings: Settings, logger: Logger, message: MailMessage): Promise<void> {
-  const envelope = { from: settings.mail.from, to: message.to, subject: message.subject, text: message.text };
-  if (settings.mail.smtp_url) {
-    await smtpTransport(settings.mail.smtp_url).sendMail(envelope);
-    logger.info({ user: message.userId }, 'mail sent');
-    return;
-  }
-  const raw = await nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }).sendMail(envelope);
-  const dir = path.join(settings.data_dir, 'mail');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.eml`);
-  await writeFile(file, raw.message as Buffer, { mode: 0o600 });
-  logger.warn({ user: message.userId, file }, 'mail.smtp_url is empty: message written to a file instead of sent');
 }

@@ -11,7 +11,7 @@
  */
 import type { LimitKind } from '../domain/rate-limits.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { waitText } from './pages.js';
+import { waitText } from '../pages/wait-text.js';
 
 export interface AttemptOutcome {
   refused?: string;

@@ -4,7 +4,8 @@
  */
 import type { Next } from 'koa';
 import { PageError, unavailableIn } from '../errors.js';
-import type { CsrfTokens } from './forms.js';
+import { applicationHome } from '../domain/applications.js';
+import type { CsrfTokens } from '../http/forms.js';
 import { interactionPath, type InteractionContext, type SignInApps } from './state.js';
 
 /**
@@ -24,12 +25,6 @@ export const expired = (cause?: unknown, app?: { name: string; redirect_uris: re
     cause,
   );
 };
-
-/** Where "back to the application" goes: the origin of its first http(s) redirect URI. */
-export function applicationHome(redirectUris: readonly string[]): string | undefined {
-  const web = redirectUris.find((uri) => /^https?:\/\//.test(uri));
-  return web ? `${new URL(web).origin}/` : undefined;
-}
 
 export function loadInteraction(apps: SignInApps, csrf: CsrfTokens) {
   return async function loadInteraction(ctx: InteractionContext & { params: Record<string, string> }, next: Next) {

@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { redeemRecoveryLink, userOfRecoveryLink } from '../domain/password-setup.js';
 import { PageError, ValidationError } from '../errors.js';
 import type { SignInDeps } from './state.js';
-import type { CsrfTokens } from './forms.js';
+import type { CsrfTokens } from '../http/forms.js';
 import { renderPage } from '../pages/render-page.js';
 
 type RecoveryContext = Context & { params: Record<string, string>; request: { body?: Record<string, unknown> } };

@@ -12,6 +12,7 @@ import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
 import { restart, renderSetupPage } from './pages.js';
 import { continueAfterNewPassword } from './continue-after-reset.js';
+import { codeProblemText } from '../pages/code-problem.js';
 
 export function submitSetup(deps: SignInDeps) {
   return async function submitSetup(ctx: InteractionContext) {
@@ -34,13 +35,7 @@ export function submitSetup(deps: SignInDeps) {
     const check = await checkSetupCode(store, uid, String(ctx.request.body?.code ?? '').replace(/\s/g, ''), settings.secrets.key);
     if (!check.ok) {
       await countFailure(ctx, deps);
-      const message = {
-        wrong: `That code is not right. ${'triesLeft' in check ? check.triesLeft : 0} of ${SETUP_CODE_TRIES} tries left.`,
-        expired: 'That code has expired. Start again to get a new one.',
-        exhausted: 'Too many wrong codes. Start again to get a new one.',
-        missing: 'That code is no longer valid. Start again to get a new one.',
-      }[check.reason];
-      return renderSetupPage(ctx, user.email, min, message, 400);
+      return renderSetupPage(ctx, user.email, min, codeProblemText(check, SETUP_CODE_TRIES, 'Start again to get a new one.'), 400);
     }
     await deps.services.limits.reset('code_guesses', userKey(user));
     const { user: updated } = await setPasswordFromCode(store, deps.services.sendMail, {

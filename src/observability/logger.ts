@@ -25,7 +25,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   const options = {
     level,
     base: undefined,
-    // Every line written while a request runs names it (src/scope-request.ts).
+    // Every line written while a request runs names it (src/request-scope.ts, scopeRequests).
     mixin: () => {
       const requestId = fromScope('requestId');
       return requestId ? { request_id: requestId } : {};

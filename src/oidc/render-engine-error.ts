@@ -6,35 +6,12 @@
 import type { KoaContextWithOIDC, ErrorOut } from 'oidc-provider';
 import { PageError, Unavailable } from '../errors.js';
 import { renderErrorPage } from '../pages/error-page.js';
-import { applicationHome } from '../interactions/load-interaction.js';
+import { brieflyUnavailable, ourFault } from '../pages/fault-pages.js';
+import { applicationHome } from '../domain/applications.js';
 
 function pageFor(ctx: KoaContextWithOIDC, out: ErrorOut, error: unknown): PageError {
-  const again = { href: ctx.method === 'GET' ? ctx.originalUrl : '/', label: 'Try again' };
-  if (out.error === 'temporarily_unavailable' || error instanceof Unavailable) {
-    return new PageError(
-      503,
-      {
-        title: 'Try again shortly',
-        heading: 'Briefly unavailable',
-        message: 'We could not complete this just now. Try again in a few seconds.',
-        link: again,
-        code: out.error,
-      },
-      error,
-    );
-  }
-  if (out.error === 'server_error') {
-    return new PageError(
-      500,
-      {
-        heading: 'Something went wrong',
-        message: 'This is a fault on our side, not yours. Try again in a moment.',
-        link: again,
-        code: out.error,
-      },
-      error,
-    );
-  }
+  if (out.error === 'temporarily_unavailable' || error instanceof Unavailable) return brieflyUnavailable(ctx, error, out.error);
+  if (out.error === 'server_error') return ourFault(ctx, error, out.error);
   const status = ctx.status >= 400 && ctx.status < 500 ? ctx.status : 400;
   // A known application gets a way back to it.
   const client = ctx.oidc?.client as { clientName?: string; redirectUris?: string[] } | undefined;

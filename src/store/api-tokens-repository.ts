@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ApiTokensRepository } from './contract.js';
 import type { Tables } from './tables.js';
+import { stampOnce } from './stamp-once.js';
 
 const columns = ['id', 'name', 'scopes', 'created_at', 'last_used_at', 'expires_at', 'revoked_at'] as const;
 
@@ -32,16 +33,10 @@ export function apiTokensRepository(db: Kysely<Tables>): ApiTokensRepository {
 
     list: () => db.selectFrom('api_tokens').select(columns).orderBy('created_at').orderBy('id').execute(),
 
-    async revoke(id, now) {
-      const result = await db
-        .updateTable('api_tokens')
-        .set({ revoked_at: now })
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    },
+    revoke: (id, now) =>
+      stampOnce(db, 'api_tokens', 'revoked_at', now, (query) =>
+        query.where('id', '=', id).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])),
+      ),
 
     async touch(id, now) {
       // At most one write a minute per token: last_used_at is for operators, not an audit log.

@@ -1,6 +1,6 @@
 /** The audit trail in PostgreSQL (one table, indexed by time, user, app and action). */
 import type { Kysely } from 'kysely';
-import type { AuditFilter, AuditRepository, NewAuditEvent } from './audit-contract.js';
+import type { AuditFilter, AuditRepository, NewAuditEvent } from './contract.js';
 import type { Tables } from './tables.js';
 import { UUID } from '../uuid.js';
 

@@ -1,6 +1,6 @@
-/** Pending e-mail address changes (email-changes-contract.ts), over Kysely. */
+/** Pending e-mail address changes (contract.ts), over Kysely. */
 import type { Kysely } from 'kysely';
-import type { EmailChangesRepository } from './email-changes-contract.js';
+import type { EmailChangesRepository } from './contract.js';
 import type { Tables } from './tables.js';
 
 const columns = ['user_id', 'email', 'code_hash', 'attempts', 'expires_at'] as const;

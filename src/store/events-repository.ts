@@ -1,6 +1,6 @@
-/** The transactional outbox and the delivery log (events-contract.ts): leased claims, one delivery per (event, app, kind), attempts. */
+/** The transactional outbox and the delivery log (contract.ts): leased claims, one delivery per (event, app, kind), attempts. */
 import { sql, type Kysely } from 'kysely';
-import type { AttemptOutcome, DeliveryRow, EventsRepository, NewDelivery, OutboxRow } from './events-contract.js';
+import type { AttemptOutcome, DeliveryRow, EventsRepository, NewDelivery, OutboxRow } from './contract.js';
 import { UUID } from '../uuid.js';
 import type { Tables } from './tables.js';
 import { collect } from './collect.js';

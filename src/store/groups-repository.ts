@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { GroupFilter, GroupRow, GroupsRepository, Page, Slice } from './contract.js';
 import type { Tables } from './tables.js';
 import { likeContains, lowered, mapUnique } from './unique.js';
-import { collect } from './collect.js';
+import { membershipsBy } from './memberships.js';
 
 export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
   const filtered = (filter: GroupFilter) => {
@@ -88,16 +88,6 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
       return result.numDeletedRows > 0n;
     },
 
-    async membersOf(uuids) {
-      const rows = uuids.length
-        ? await db.selectFrom('memberships').select(['group_uuid', 'user_id']).where('group_uuid', 'in', uuids).orderBy('user_id').execute()
-        : [];
-      return collect(
-        uuids,
-        rows,
-        (row) => row.group_uuid,
-        (row) => row.user_id,
-      );
-    },
+    membersOf: (uuids) => membershipsBy(db, 'group_uuid', uuids),
   };
 }

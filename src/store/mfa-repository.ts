@@ -1,7 +1,8 @@
-/** TOTP credentials and recovery codes (mfa-contract.ts), over Kysely. */
+/** TOTP credentials and recovery codes (contract.ts), over Kysely. */
 import { sql, type Kysely } from 'kysely';
-import type { MfaRepository } from './mfa-contract.js';
+import type { MfaRepository } from './contract.js';
 import type { Tables } from './tables.js';
+import { stampOnce } from './stamp-once.js';
 
 export function mfaRepository(db: Kysely<Tables>): MfaRepository {
   return {
@@ -50,16 +51,8 @@ export function mfaRepository(db: Kysely<Tables>): MfaRepository {
       await (db.isTransaction ? replace(db) : db.transaction().execute(replace));
     },
 
-    async consumeRecoveryCode(userId, codeHash, now) {
-      const result = await db
-        .updateTable('recovery_codes')
-        .set({ used_at: now })
-        .where('user_id', '=', userId)
-        .where('code_hash', '=', codeHash)
-        .where('used_at', 'is', null)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    },
+    consumeRecoveryCode: (userId, codeHash, now) =>
+      stampOnce(db, 'recovery_codes', 'used_at', now, (query) => query.where('user_id', '=', userId).where('code_hash', '=', codeHash)),
 
     async recoveryCodesLeft(userId) {
       const row = await db

@@ -1,6 +1,6 @@
-/** Passkeys and WebAuthn challenges (passkeys-contract.ts), over Kysely. */
+/** Passkeys and WebAuthn challenges (contract.ts), over Kysely. */
 import { sql, type Kysely } from 'kysely';
-import type { PasskeyRow, PasskeysRepository } from './passkeys-contract.js';
+import type { PasskeyRow, PasskeysRepository } from './contract.js';
 import type { Tables } from './tables.js';
 import { isStorableText } from './storable-text.js';
 

@@ -1,7 +1,8 @@
-/** E-mailed setup codes and admin recovery links (mfa-contract.ts), over Kysely. */
+/** E-mailed setup codes and admin recovery links (contract.ts), over Kysely. */
 import type { Kysely } from 'kysely';
-import type { PasswordSetupRepository } from './mfa-contract.js';
+import type { PasswordSetupRepository } from './contract.js';
 import type { Tables } from './tables.js';
+import { stampOnce } from './stamp-once.js';
 
 const codeColumns = ['id', 'user_id', 'code_hash', 'attempts', 'expires_at', 'used_at'] as const;
 
@@ -34,15 +35,7 @@ export function passwordSetupRepository(db: Kysely<Tables>): PasswordSetupReposi
       return row ? { ...row, attempts: row.attempts - 1 } : undefined;
     },
 
-    async consumeCode(id, now) {
-      const result = await db
-        .updateTable('password_setup_codes')
-        .set({ used_at: now })
-        .where('id', '=', id)
-        .where('used_at', 'is', null)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    },
+    consumeCode: (id, now) => stampOnce(db, 'password_setup_codes', 'used_at', now, (query) => query.where('id', '=', id)),
 
     async saveLink(row) {
       await db

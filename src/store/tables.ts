@@ -1,8 +1,5 @@
 /** Table types for Kysely: the shape of every row as the database holds it. */
 import type { ColumnType, Generated } from 'kysely';
-import type { DeliveriesTable, DeliveryAttemptsTable, OutboxTable, WebhookEndpointsTable } from './event-tables.js';
-import type { AuditEventsTable } from './audit-contract.js';
-import type { PasswordSetupCodesTable, RecoveryCodesTable, RecoveryLinksTable, TotpCredentialsTable } from './mfa-tables.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json = ColumnType<Record<string, unknown>, string, string>;
@@ -122,4 +119,105 @@ export interface WebauthnChallengesTable {
   challenge: string;
   purpose: string;
   expires_at: Date;
+}
+
+// The outbox and the delivery log (migration 0003) and the webhook endpoint state (0005).
+export interface OutboxTable {
+  id: string;
+  seq: Generated<string>;
+  type: string;
+  body: string;
+  user_uuid: string | null;
+  user_groups: string[];
+  group_name: string | null;
+  created_at: Timestamp;
+  claimed_until: Date | null;
+  dispatched_at: Date | null;
+}
+
+export type DeliveryKind = 'webhook' | 'backchannel';
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveriesTable {
+  id: Generated<string>;
+  event_id: string;
+  app: string;
+  kind: DeliveryKind;
+  target: string;
+  status: Generated<DeliveryStatus>;
+  attempts: Generated<number>;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DeliveryAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  at: Timestamp;
+}
+
+/** A webhook receiver the sender stopped using (410 Gone); no row = enabled. */
+export interface WebhookEndpointsTable {
+  app: string;
+  /** The URL that answered; the state holds only while the application's configured URL is the same. */
+  url: string;
+  disabled_at: Timestamp;
+  reason: string;
+}
+
+// Second factors and password setup (migration 0004).
+export interface TotpCredentialsTable {
+  user_id: number;
+  encrypted_secret: string;
+  confirmed_at: Date | null;
+  /** bigint: node-postgres returns it as text. */
+  last_used_step: ColumnType<string, string | number | undefined, string | number>;
+  created_at: Timestamp;
+}
+
+export interface RecoveryCodesTable {
+  user_id: number;
+  code_hash: string;
+  used_at: Date | null;
+}
+
+export interface PasswordSetupCodesTable {
+  id: string;
+  user_id: number;
+  code_hash: string;
+  attempts: Generated<number>;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface RecoveryLinksTable {
+  token_hash: string;
+  user_id: number;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+// The audit trail (migration 0006).
+/** user: a person signed in; api_token: the provisioning API; client: an application (OAuth); system: no request. */
+export type ActorType = 'user' | 'api_token' | 'client' | 'system' | 'anonymous';
+
+export interface AuditEventsTable {
+  id: Generated<string>;
+  at: Timestamp;
+  action: string;
+  actor_type: ActorType;
+  /** The API token's id, the user's uuid or the application's client_id; null for system and anonymous actors. */
+  actor: string | null;
+  /** The user the event is about, when there is one. */
+  user_uuid: string | null;
+  app: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  details: ColumnType<Record<string, unknown>, string | undefined, string>;
 }

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { NewUser, Page, Slice, UserChanges, UserFilter, UserRow, UsersRepository } from './contract.js';
 import type { Tables } from './tables.js';
 import { likeContains, lowered, mapUnique } from './unique.js';
-import { collect } from './collect.js';
+import { membershipsBy } from './memberships.js';
 import { isStorableText } from './storable-text.js';
 import { UUID } from '../uuid.js';
 import { preparedLookup } from './prepared-statements.js';
@@ -147,16 +147,6 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
       return result.numDeletedRows > 0n;
     },
 
-    async groupsOf(ids) {
-      const rows = ids.length
-        ? await db.selectFrom('memberships').select(['user_id', 'group_uuid']).where('user_id', 'in', ids).orderBy('group_uuid').execute()
-        : [];
-      return collect(
-        ids,
-        rows,
-        (row) => row.user_id,
-        (row) => row.group_uuid,
-      );
-    },
+    groupsOf: (ids) => membershipsBy(db, 'user_id', ids),
   };
 }

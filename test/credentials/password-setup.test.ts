@@ -9,7 +9,7 @@ import { useBrowser } from '../helpers/browser.js';
 import { codeIn, startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
 import { testSettings } from '../helpers/settings.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { deliverMail } from '../../src/domain/mail.js';
+import { deliverMail } from '../../src/infra/mail-transport.js';
 import { startCredentialsServer, type CredentialsServer } from './credentials-server.js';
 import { alertText, enterEmail, enterPassword, heading, startFlow } from './flow.js';
 

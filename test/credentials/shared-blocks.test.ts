@@ -5,8 +5,8 @@
  * (the caller then asks Redis).
  */
 import { Redis } from 'ioredis';
-import { sharedBlocks, type SharedBlocks } from '../../src/domain/shared-blocks.js';
-import { countersAtLimit, createRateLimits } from '../../src/domain/rate-limits.js';
+import { sharedBlocks, type SharedBlocks } from '../../src/infra/shared-blocks.js';
+import { countersAtLimit, createRateLimits } from '../../src/infra/rate-limiters.js';
 import { privateRedis, REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { testSettings } from '../helpers/settings.js';
 

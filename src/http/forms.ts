@@ -1,15 +1,14 @@
 /**
- * The sign-in pages' forms: small urlencoded posts, parsed with their limits (a form that cannot be read, or
- * holds text the service cannot keep, gets a readable page), and CSRF tokens bound to one interaction (or
- * recovery link): a keyed MAC of its id, so a token from another flow never fits.
+ * The pages' forms (sign-in pages, account page): small urlencoded posts, parsed with their limits (a form that
+ * cannot be read, or holds text the service cannot keep, gets a readable page), and CSRF tokens bound to one flow
+ * (an interaction, a recovery link, an account session): a keyed MAC of its id, so a token from another flow never fits.
  */
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { PageError } from '../errors.js';
 import { inputProblem } from '../domain/input-text.js';
 import { secretsFrom } from '../domain/secrets.js';
-import { readBody } from '../observability/read-body.js';
-import type { InteractionContext } from './state.js';
+import { readBody } from './read-body.js';
 
 const LIMIT = 16 * 1024;
 
@@ -43,19 +42,3 @@ export function csrfTokens(secret: string) {
   };
 }
 export type CsrfTokens = ReturnType<typeof csrfTokens>;
-
-/** Refuses a form post whose CSRF token does not belong to this interaction. */
-export function checkCsrf(csrf: CsrfTokens) {
-  return async function checkCsrf(ctx: InteractionContext, next: Next) {
-    const { details, base } = ctx.state.interaction;
-    if (!csrf.isValid(details.uid, ctx.request.body?.csrf)) {
-      throw new PageError(403, {
-        title: 'Sign-in error',
-        heading: 'This form has expired',
-        message: 'Reload the sign-in page and try again.',
-        link: { href: base, label: 'Reload the sign-in page' },
-      });
-    }
-    return next();
-  };
-}
