@@ -52,7 +52,7 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
   app.silent = true; // every error is rendered and logged by renderErrors
   app.keys = oidc.cookieKeys;
   pinOrigin(app, settings.issuer.base_url);
-  const healthChecks = [{ name: 'database', check: () => store.ping() }, ...readiness];
+  const healthChecks = [{ name: 'database', check: () => store.probe() }, ...readiness];
   const health = healthRouter(healthChecks);
   app.use(scopeRequests());
   app.use(logRequests(logger.child({ component: 'http' })));

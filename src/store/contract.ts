@@ -549,6 +549,10 @@ export interface Store {
   sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number; emailChanges: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
-  /** Resolves when the database answers and has room to write: after a write it refused for a full disk, only once a write succeeds again (write-room.ts). */
-  ping(): Promise<void>;
+  /**
+   * Readiness through the contract (Dex's create-then-delete): resolves when a probe row is written, read back and
+   * deleted, each committed — the database answers, takes writes (not a read-only standby or role) and reads what it
+   * took; after a write it refused for a full disk, only once a write that needs room succeeds (write-room.ts).
+   */
+  probe(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import * as searchPendingList from './migrations/0010_search_pending_list.js';
 import * as quietSignIns from './migrations/0011_quiet_sign_ins.js';
 import * as challengesByPurpose from './migrations/0012_challenges_by_purpose.js';
 import * as emailChanges from './migrations/0013_email_changes.js';
+import * as readinessProbes from './migrations/0014_readiness_probes.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -29,6 +30,7 @@ export const migrations: Record<string, Migration> = {
   '0011_quiet_sign_ins': quietSignIns,
   '0012_challenges_by_purpose': challengesByPurpose,
   '0013_email_changes': emailChanges,
+  '0014_readiness_probes': readinessProbes,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -1,5 +1,6 @@
 /** Composes the repositories over one Kysely handle; a transaction gets the same store bound to it. */
-import { sql, type Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import type { Store } from './contract.js';
 import type { Tables } from './tables.js';
 import { usersRepository } from './users-repository.js';
@@ -49,8 +50,12 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
       };
     },
     transaction: (work) => (inTransaction ? work(store) : db.transaction().execute((trx) => work(createStore(trx, true)))),
-    async ping() {
-      await sql`select 1`.execute(db);
+    async probe() {
+      const id = randomUUID();
+      await db.insertInto('readiness_probes').values({ id }).execute();
+      const read = await db.selectFrom('readiness_probes').select('id').where('id', '=', id).executeTakeFirst();
+      await db.deleteFrom('readiness_probes').where('id', '=', id).execute();
+      if (!read) throw new Error('the readiness probe was written but not read back');
       await checkRoom(db);
     },
   };

@@ -42,6 +42,11 @@ export interface ApiTokensTable {
   revoked_at: Date | null;
 }
 
+export interface ReadinessProbesTable {
+  id: string;
+  at: Generated<Date>;
+}
+
 export interface InstanceStateTable {
   key: string;
   created_at: Timestamp;
@@ -79,6 +84,7 @@ export interface Tables {
   memberships: MembershipsTable;
   api_tokens: ApiTokensTable;
   instance_state: InstanceStateTable;
+  readiness_probes: ReadinessProbesTable;
   oidc_payloads: OidcPayloadsTable;
   signing_keys: SigningKeysTable;
   totp_credentials: TotpCredentialsTable;
