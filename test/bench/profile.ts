@@ -1,7 +1,7 @@
 /**
  * `npm run bench:profile -- <scenario>`: the service under one protocol scenario for BENCH_SECONDS (default 10)
  * with --cpu-prof, then where its CPU went: self time by package or source file, and the top functions. The
- * profile file stays in /tmp/idp-profile/ for Chrome DevTools.
+ * profile file stays in /tmp/idp-profile/ for Chrome DevTools. BENCH_SERVER=bare profiles the bare engine instead.
  */
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +16,8 @@ if (!scenarioNames().includes(name)) {
 }
 const dir = '/tmp/idp-profile';
 await rm(dir, { recursive: true, force: true });
-const service = await startProcess('service-process.ts', {}, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+const script = process.env.BENCH_SERVER === 'bare' ? 'bare-engine.ts' : 'service-process.ts';
+const service = await startProcess(script, {}, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
 const { loops, op } = namedScenario(name, service.fixture)!;
 await runLoops(loops, 2, op); // warm up
 const result = await runLoops(loops, Number(process.env.BENCH_SECONDS ?? 10), op);
