@@ -41,26 +41,28 @@ function disjointRuns(calls: RedeemCall[]): RedeemCall[][] {
   return [...runs, run];
 }
 
-/** The statement's text and values, written out: Kysely's template builder cost more per call than the write. */
-function statementOf(calls: RedeemCall[]): { text: string; values: unknown[] } {
-  const values: unknown[] = [];
-  const $ = (value: unknown) => `$${values.push(value)}`;
+/** The shape of a run: whether each call consumes, and how many rows it writes. The same shape is the same text. */
+const shapeOf = (calls: RedeemCall[]) => calls.map((call) => `${call.consume ? 'c' : ''}${call.rows.length}`).join(',');
+
+/** The statement's text for a shape, written once: the text is also how its prepared statement is found. */
+function textOf(calls: RedeemCall[]): string {
+  let n = 0;
+  const $ = () => `$${++n}`;
   const consumes: string[] = [];
   const rows: string[] = [];
   const written: string[] = [];
   calls.forEach((call, k) => {
     if (call.consume) {
-      consumes.push(`c${k} as (update oidc_payloads set consumed_at = ${$(call.now)}::timestamptz
-        where model = ${$(call.consume.model)} and id = ${$(call.consume.id)} and consumed_at is null returning 1)`);
+      consumes.push(`c${k} as (update oidc_payloads set consumed_at = ${$()}::timestamptz
+        where model = ${$()} and id = ${$()} and consumed_at is null returning 1)`);
     }
-    for (const row of call.rows) {
-      rows.push(`(${k}, ${$(row.model)}, ${$(row.id)}, ${$(payloadJson(row.payload))}::jsonb, ${$(row.grant_id)}, ${$(row.user_code)},
-        ${$(row.uid)}, ${$(row.account_id)}, ${$(row.client_id)}, ${$(row.expires_at)}::timestamptz)`);
+    for (let r = 0; r < call.rows.length; r += 1) {
+      rows.push(`(${k}, ${$()}, ${$()}, ${$()}::jsonb, ${$()}, ${$()}, ${$()}, ${$()}, ${$()}, ${$()}::timestamptz)`);
     }
     written.push(call.consume ? `(k = ${k} and exists (select from c${k}))` : `k = ${k}`);
   });
   // xmax is 0 on a row this statement inserted (an upsert that updated one has its own transaction id there).
-  const text = `${consumes.length ? `with ${consumes.join(', ')}` : ''}
+  return `${consumes.length ? `with ${consumes.join(', ')}` : ''}
     insert into oidc_payloads (model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at)
     select model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at
     from (values ${rows.join(', ')}) as v (k, model, id, payload, grant_id, user_code, uid, account_id, client_id, expires_at)
@@ -68,7 +70,43 @@ function statementOf(calls: RedeemCall[]): { text: string; values: unknown[] } {
     on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id, user_code = excluded.user_code,
       uid = excluded.uid, account_id = excluded.account_id, client_id = excluded.client_id, expires_at = excluded.expires_at
     returning model, id, (xmax = 0) as inserted`;
-  return { text, values };
+}
+
+/** The values in the text's order. */
+function valuesOf(calls: RedeemCall[]): unknown[] {
+  const values: unknown[] = [];
+  for (const call of calls) {
+    if (call.consume) values.push(call.now, call.consume.model, call.consume.id);
+    for (const row of call.rows) {
+      values.push(
+        row.model,
+        row.id,
+        payloadJson(row.payload),
+        row.grant_id,
+        row.user_code,
+        row.uid,
+        row.account_id,
+        row.client_id,
+        row.expires_at,
+      );
+    }
+  }
+  return values;
+}
+
+/** Texts by shape; a bound, since a shape seen once in a burst need not stay. */
+const texts = new Map<string, string>();
+const MAX_TEXTS = 256;
+
+/** The statement's text and values: Kysely's template builder cost more per call than the write. */
+function statementOf(calls: RedeemCall[]): { text: string; values: unknown[] } {
+  const shape = shapeOf(calls);
+  let text = texts.get(shape);
+  if (text === undefined) {
+    text = textOf(calls);
+    if (texts.size < MAX_TEXTS) texts.set(shape, text);
+  }
+  return { text, values: valuesOf(calls) };
 }
 
 async function redeemRun(db: Kysely<Tables>, calls: RedeemCall[]): Promise<Redeemed[]> {
