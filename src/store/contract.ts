@@ -315,7 +315,10 @@ export interface EventsRepository {
   findDeliveriesWithEvents(ids: string[]): Promise<Map<string, { delivery: DeliveryRow; event: OutboxRow | undefined }>>;
   /** Pending deliveries untouched since `before` (their job may have been lost with Redis); touches them. */
   claimStalePending(before: Date, limit: number): Promise<DeliveryRow[]>;
-  /** Logs an attempt and moves the delivery to `outcome.status`, atomically. */
+  /**
+   * Logs an attempt and moves the delivery to `outcome.status`, atomically. A delivered delivery stays delivered
+   * (a job run twice may log a later failure); only reopenDelivery puts it back to pending.
+   */
   recordAttempt(deliveryId: string, outcome: AttemptOutcome): Promise<void>;
   /** recordAttempt for several deliveries in one statement (attempts ending at the same moment). */
   recordAttempts(attempts: Array<{ deliveryId: string; outcome: AttemptOutcome }>): Promise<void>;

@@ -179,7 +179,8 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
     async recordAttempts(attempts) {
       if (!attempts.length) return;
       // One statement (data-modifying CTEs): atomic by itself, one round trip for all of them, and inside the
-      // caller's transaction when there is one, so the attempts roll back with it.
+      // caller's transaction when there is one, so the attempts roll back with it. A delivery once delivered stays so:
+      // a job run twice (its lock lost while the event loop lagged) may log a later failure, which undoes nothing.
       const column = <T>(pick: (outcome: AttemptOutcome & { deliveryId: string }) => T) =>
         attempts.map(({ deliveryId, outcome }) => pick({ ...outcome, deliveryId }));
       await sql`
@@ -191,9 +192,12 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
           insert into delivery_attempts (delivery_id, attempt, status_code, error, duration_ms)
           select delivery_id, attempt, status_code, error, duration_ms from input
         )
-        update deliveries set status = input.status, attempts = deliveries.attempts + 1, last_status_code = input.status_code,
-          last_error = input.error, updated_at = now()
-        from input where deliveries.id = input.delivery_id`.execute(db);
+        update deliveries set attempts = deliveries.attempts + 1, updated_at = now(),
+          status = case when deliveries.status = 'delivered' then deliveries.status else input.status end,
+          last_status_code = case when deliveries.status = 'delivered' then deliveries.last_status_code else input.status_code end,
+          last_error = case when deliveries.status = 'delivered' then deliveries.last_error else input.error end
+        from input
+        where deliveries.id = input.delivery_id`.execute(db);
     },
 
     async listDeliveries(filter, page) {

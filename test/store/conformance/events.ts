@@ -358,6 +358,25 @@ export function runEventsConformance(open: Open, backend: Backend): void {
         expect((await store.events.attemptsOf([])).size).toBe(0);
       });
 
+      test('a delivery once delivered stays delivered: a later attempt (a job run twice) is logged and undoes nothing', async () => {
+        const delivery = await newDelivery('twice');
+        await store.events.recordAttempt(delivery.id, { attempt: 1, status_code: 204, error: null, duration_ms: 5, status: 'delivered' });
+        await store.events.recordAttempt(delivery.id, {
+          attempt: 1,
+          status_code: 500,
+          error: 'HTTP 500',
+          duration_ms: 9,
+          status: 'failed',
+        });
+        expect(await store.events.findDelivery(delivery.id)).toMatchObject({
+          status: 'delivered',
+          attempts: 2,
+          last_status_code: 204,
+          last_error: null,
+        });
+        expect((await store.events.attemptsOf([delivery.id])).get(delivery.id)).toHaveLength(2);
+      });
+
       test('recordAttempt is atomic: when moving the delivery fails, no attempt is logged either', async () => {
         const delivery = await newDelivery('atomic');
         // The status is written only by the second step (the delivery update), after the attempt row is inserted:
