@@ -45,7 +45,7 @@ const { startReceiver } = await import('../helpers/receiver.js');
 const { REDIS_URL, uniquePrefix } = await import('../helpers/redis.js');
 const { PASSWORD } = await import('../helpers/oidc-server.js');
 const { ROOT } = await import('../helpers/paths.js');
-const { machineLine, prng, readMachine, runBounded } = await import('./figures.js');
+const { machineLine, prng, readMachine, round, runBounded } = await import('./figures.js');
 const { deleteRedisKeys, sleep, startHarness } = await import('./harness.js');
 const { startIdpProcess, stopAll, waitUntilReady } = await import('./cluster.js');
 const { Balancer } = await import('./balancer.js');
@@ -179,7 +179,9 @@ async function main() {
   const serviceLog: LogLine[] = [];
   const onLog = (line: LogLine) => serviceLog.push({ ...line, at: line.at - t0 });
 
+  const starting = now();
   const { replicas, workers } = await startCluster(env, onLog);
+  const readySeconds = round((now() - starting) / 1000, 1);
   log(`ready: ${processes.map((p) => `${p.name} (pid ${p.pid}${p.url ? `, ${p.url}` : ''})`).join(', ')}`);
 
   const balancer = new Balancer(
@@ -242,7 +244,7 @@ async function main() {
     settled,
     expectThat: harness.expectThat,
   });
-  return { machine, figures };
+  return { machine, figures, readySeconds };
 }
 
 let result: Awaited<ReturnType<typeof main>> | undefined;
@@ -263,6 +265,7 @@ await harness.finish(
       checks: harness.outcomes.length,
       clients: CLIENTS,
       peoplePerClient: PEOPLE_PER_CLIENT,
+      readySeconds: result.readySeconds,
       loadSeconds: LOAD_MS / 1000,
       killAtSeconds: KILL_AT_MS / 1000,
       windowSeconds: KILL_WINDOW_MS / 1000,

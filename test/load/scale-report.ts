@@ -8,6 +8,7 @@ export interface ScaleRun {
   checks: number;
   clients: number;
   peoplePerClient: number;
+  readySeconds: number;
   loadSeconds: number;
   killAtSeconds: number;
   windowSeconds: number;
@@ -25,6 +26,8 @@ const KINDS: Record<string, string> = {
   check: 'checks, aimed at one replica (not retried)',
 };
 const seconds = (ms: number | undefined) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);
+const again = ([first, last]: number[]) =>
+  first === undefined ? '' : `, ${seconds(first)}${seconds(last) === seconds(first) ? '' : ` to ${seconds(last)}`} after the SIGKILL`;
 
 export function scaleReport(root: string, machine: Machine, f: ScaleFigures, run: ScaleRun): string {
   const r = f.requests;
@@ -39,11 +42,15 @@ export function scaleReport(root: string, machine: Machine, f: ScaleFigures, run
     ...machineParagraph(machine, root),
     `Settings: config/test.yaml (bcrypt cost 4), database pool ${run.pool.serve} per replica and ${run.pool.worker} per worker, worker`,
     `concurrency ${run.settings.worker.concurrency}, \`worker.stalled_interval_ms\` ${run.settings.worker.stalled_interval_ms}, webhook backoff ${run.settings.webhooks.backoff_seconds} s; the receiver answers after`,
-    `${run.receiverDelayMs[0]}–${run.receiverDelayMs[1]} ms. ${run.clients} clients for ${run.loadSeconds} s, each with ${run.peoplePerClient} people of its own.`,
+    `${run.receiverDelayMs[0]}–${run.receiverDelayMs[1]} ms. ${run.clients} clients for ${run.loadSeconds} s, each with ${run.peoplePerClient} people of its own. The five`,
+    `processes were ready ${run.readySeconds} s after they were started together (through tsx, on a busy machine).`,
     '',
     '| requests | sent | retried at the next replica | failed after the retry | p50 | p95 |',
     '|---|---|---|---|---|---|',
-    ...r.byKind.map((k) => `| ${KINDS[k.kind] ?? k.kind} | ${k.sent} | ${k.retried} | ${k.failed} | ${k.p50} ms | ${k.p95} ms |`),
+    ...Object.keys(KINDS)
+      .flatMap((kind) => r.byKind.filter((k) => k.kind === kind))
+      .map((k) => `| ${KINDS[k.kind]} | ${k.sent} | ${k.retried} | ${k.failed} | ${k.p50} ms | ${k.p95} ms |`),
+    `| all, in ${run.loadSeconds} s | ${r.requests} | ${r.byKind.reduce((n, k) => n + k.retried, 0)} | ${r.byKind.reduce((n, k) => n + k.failed, 0)} | | |`,
     '',
     `Checks aimed at named replicas (each on a token every replica had just answered for): ${tally('checks: revoke access token')} access-token`,
     `and ${tally('checks: revoke refresh token')} refresh-token revocations, ${tally('checks: deactivate')} deactivations through the API, ${tally('checks: replay rotated token')} replays of a rotated refresh`,
@@ -57,8 +64,8 @@ export function scaleReport(root: string, machine: Machine, f: ScaleFigures, run
     `| work lost in flight with the replica | ${tally('sign-ins started over')} sign-ins started over, ${tally('refreshes lost in flight')} refresh chains ended (rotated at the dead replica) |`,
     `| the dead replica left the turn | ${seconds(r.outOfTurnMs)} after the SIGKILL |`,
     `| recovery (the last failed attempt) | ${seconds(r.recoveryMs)} after the SIGKILL; nothing failed outside the window |`,
-    `| answers per second | ${r.ratePerSecond.before} before the kill, ${r.ratePerSecond.after} after the window |`,
-    `| deliveries the killed worker held | ${f.sentAgain} sent again by the other worker${f.sentAgainMs.length ? `, ${seconds(f.sentAgainMs[0])} to ${seconds(f.sentAgainMs[1])} after the SIGKILL` : ''} |`,
+    `| answers per second | ${r.ratePerSecond.before} before the kill, ${r.ratePerSecond.after} after the window${r.ratePerSecond.after >= r.ratePerSecond.before ? ` (${machine.cpus} CPUs: a process fewer leaves more to the rest)` : ''} |`,
+    `| deliveries the killed worker held | ${f.sentAgain} sent again by the other worker${again(f.sentAgainMs)} |`,
     '',
     `Webhooks: ${f.events} events (${f.eventsByType.user_updated} user_updated, ${f.eventsByType.user_deactivated} user_deactivated), every one delivered; the receiver got`,
     `${f.received} requests: ${f.duplicates} duplicates (at least once, the same event id: a delivery in flight at the killed worker is sent`,
