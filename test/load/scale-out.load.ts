@@ -67,15 +67,15 @@ const START_MS = 180_000;
 const SEED = Number(process.env.LOAD_SEED ?? randomInt(1, 2 ** 31));
 const THINK_MS = 60;
 const CHECK_EVERY = 10;
-/** The receiver answers after 100–400 ms (seeded): a worker always has deliveries in flight. */
-const RECEIVER_DELAY_MS = [100, 400] as const;
+/** The receiver answers after 0.5–1 s (seeded): each worker has deliveries in flight when one is killed. */
+const RECEIVER_DELAY_MS = [500, 1000] as const;
 const WEBHOOK_SECRET = 'whsec-scale-0123456789abcdef';
 const PUBLIC_URL = 'http://idp.scale-out.test'; // issuer.base_url of every replica; never resolved: the balancer sends to the replicas
 /** Pools small enough for a shared PostgreSQL: 3 × 8 + 2 × 4 connections, and one listening connection per replica. */
 const POOL = { serve: 8, worker: 4 };
 const SETTINGS = {
   webhooks: { allow_insecure_loopback: true, backoff_seconds: 1 },
-  worker: { embedded: false, concurrency: 20, stalled_interval_ms: 5000 },
+  worker: { embedded: false, concurrency: 25, stalled_interval_ms: 5000 },
 };
 
 const harness = startHarness('scale-out test', DEADLINE_MS);
