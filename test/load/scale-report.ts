@@ -68,9 +68,9 @@ export function scaleReport(root: string, machine: Machine, f: ScaleFigures, run
     `| deliveries the killed worker held | ${f.sentAgain} sent again by the other worker${again(f.sentAgainMs)} |`,
     '',
     `Webhooks: ${f.events} events (${f.eventsByType.user_updated} user_updated, ${f.eventsByType.user_deactivated} user_deactivated), every one delivered; the receiver got`,
-    `${f.received} requests: ${f.duplicates} duplicates (at least once, the same event id: a delivery in flight at the killed worker is sent`,
-    `again by the other). From the commit to the receiver: p50 ${f.deliveryMs.p50} ms, p95 ${f.deliveryMs.p95} ms, max ${f.deliveryMs.max} ms; all settled`,
-    `${f.settleSeconds} s after the load.`,
+    `${f.received} requests, ${f.duplicates} of them for an event it already had (deliveries are at least once, with the same event id:`,
+    `one in flight at the killed worker is sent again by the other). From the commit to the receiver: p50 ${f.deliveryMs.p50} ms,`,
+    `p95 ${f.deliveryMs.p95} ms, max ${f.deliveryMs.max} ms; all settled ${f.settleSeconds} s after the load.`,
     '',
     run.failures.length
       ? `Outcome: FAILED — ${run.failures.map((failure) => failure.name).join('; ')}.`
