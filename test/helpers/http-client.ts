@@ -18,8 +18,13 @@ export interface HttpResponse {
   text: string;
 }
 
+/** How a request goes out: fetch, or a load test's balancer that spreads requests over replicas (test/load/balancer.ts). */
+export type Send = (url: URL, init: RequestInit) => Promise<Response>;
+
 export class CookieClient {
   readonly cookies: Cookie[] = [];
+
+  constructor(private readonly send: Send = fetch) {}
 
   private store(setCookies: string[]) {
     for (const header of setCookies) {
@@ -58,7 +63,7 @@ export class CookieClient {
       body = new URLSearchParams(init.form).toString();
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
     }
-    const response = await fetch(target, {
+    const response = await this.send(target, {
       method: init.method ?? (body === undefined ? 'GET' : 'POST'),
       headers,
       body,
@@ -169,8 +174,13 @@ export async function httpSignIn(
 }
 
 /** Redeems the code at the shared token endpoint with client_secret_post. */
-export async function redeemCode(app: TestApp, baseUrl: string, signIn: HttpSignIn): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${baseUrl}/application/o/token/`, {
+export async function redeemCode(
+  app: TestApp,
+  baseUrl: string,
+  signIn: HttpSignIn,
+  send: Send = fetch,
+): Promise<{ status: number; body: any }> {
+  const response = await send(new URL(`${baseUrl}/application/o/token/`), {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({

@@ -8,11 +8,12 @@ export interface Received {
   raw: Buffer;
   at: number;
 }
+export type Answer = number | { status: number; headers: Record<string, string> } | 'hang';
 /**
  * Returns the status to answer (with headers, e.g. Retry-After), or 'hang' to never answer (a receiver that
- * times out or dies mid-request).
+ * times out or dies mid-request); a promise of one answers when it settles (a slow receiver).
  */
-export type Responder = (request: Received, index: number) => number | { status: number; headers: Record<string, string> } | 'hang';
+export type Responder = (request: Received, index: number) => Answer | Promise<Answer>;
 
 export interface Receiver {
   url: string;
@@ -46,11 +47,12 @@ export async function startReceiver(respond: Responder = () => 200): Promise<Rec
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const entry = { headers: request.headers, raw: Buffer.concat(chunks), at: Date.now() };
       receiver.received.push(entry);
-      const answer = receiver.respond(entry, receiver.received.length - 1);
+      const answer = await receiver.respond(entry, receiver.received.length - 1);
       if (answer === 'hang') return void hanging.push(response);
+      if (response.destroyed) return; // the sender went away while a slow answer was pending
       const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
       response.writeHead(status, { 'Content-Type': 'text/plain', ...headers }).end('ok');
     });

@@ -1,11 +1,13 @@
 /**
- * Figures for `npm run test:load`: percentiles, bounded concurrency, the machine description, and the
- * "## Load (npm run test:load)" section of docs/performance.md (replaced in place, other sections kept).
+ * Figures for `npm run test:load` and `npm run test:scale`: percentiles, bounded concurrency, the machine
+ * description, and each run's own section of docs/performance.md (replaced in place, other sections kept).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
 
 /** Runs `task(0…count-1)` with at most `limit` in flight; collects every outcome (never rejects). */
 export async function runBounded<T>(
@@ -73,6 +75,37 @@ export function describeMachine(postgres: string, redis: string): Machine {
   };
 }
 
+/** The machine, and the versions of the PostgreSQL and Redis servers the run uses. */
+export async function readMachine(databaseUrl: string, redisUrl: string): Promise<Machine> {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  let postgres: string;
+  try {
+    postgres = String((await admin.query('show server_version')).rows[0].server_version);
+  } finally {
+    await admin.end();
+  }
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    return describeMachine(postgres, /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? 'unknown');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export const machineLine = (machine: Machine) =>
+  `${machine.cpus} CPUs (${machine.model}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}`;
+
+/** The report's lines on where and what was measured: machine, date, commit. */
+export function machineParagraph(machine: Machine, root: string): string[] {
+  const revision = describeRevision(root);
+  return [
+    `Machine: ${machine.cpus} CPUs (${machine.model}), ${machine.memoryGiB} GiB memory, Node ${machine.node}, ${machine.os},`,
+    `PostgreSQL ${machine.postgres}, Redis ${machine.redis}; PostgreSQL and Redis on the same machine. Date: ${new Date().toISOString().slice(0, 10)}.`,
+    ...(revision ? [`Code: ${revision}.`] : []),
+  ];
+}
+
 /** The code measured: LOAD_REVISION, else the git commit (read only: no index refresh), noting uncommitted changes. */
 export function describeRevision(root: string): string | undefined {
   if (process.env.LOAD_REVISION) return process.env.LOAD_REVISION;
@@ -86,23 +119,21 @@ export function describeRevision(root: string): string | undefined {
   }
 }
 
-const HEADING = '## Load (npm run test:load)';
-
-/** Replaces (or appends) the load section of docs/performance.md; creates the file with only that section. */
-export function writeLoadSection(root: string, body: string): string {
+/** Replaces (or appends) the section under `heading` ("## …") of docs/performance.md; creates the file with only that section. */
+export function writeSection(root: string, heading: string, body: string): string {
   const file = path.join(root, 'docs', 'performance.md');
-  const section = `${HEADING}\n\n${body.trim()}\n`;
+  const section = `${heading}\n\n${body.trim()}\n`;
   if (!existsSync(file)) {
     writeFileSync(file, section);
     return file;
   }
   const text = readFileSync(file, 'utf8');
-  const start = text.indexOf(HEADING);
+  const start = text.indexOf(heading);
   if (start < 0) {
     writeFileSync(file, `${text.replace(/\s*$/, '')}\n\n${section}`);
     return file;
   }
-  const after = text.slice(start + HEADING.length);
+  const after = text.slice(start + heading.length);
   const nextHeading = after.search(/\n## /);
   const rest = nextHeading < 0 ? '' : after.slice(nextHeading + 1);
   writeFileSync(file, `${text.slice(0, start)}${section}${rest ? `\n${rest}` : ''}`);

@@ -15,11 +15,12 @@
  */
 import { createHmac, randomInt } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { Redis } from 'ioredis';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { sql } from 'kysely';
 import type { OidcTestServer } from '../helpers/oidc-server.js';
 import type { Receiver } from '../helpers/receiver.js';
+import type { Outcome } from './harness.js';
+import type { Machine } from './figures.js';
 
 if (process.env.NODE_ENV === undefined) process.env.NODE_ENV = 'test';
 if (process.env.NODE_ENV !== 'test') {
@@ -37,7 +38,8 @@ const { startReceiver } = await import('../helpers/receiver.js');
 const { webhookSettings } = await import('../helpers/webhooks.js');
 const { REDIS_URL } = await import('../helpers/redis.js');
 const { ROOT } = await import('../helpers/paths.js');
-const { describeMachine, describeRevision, percentile, prng, round, runBounded, writeLoadSection } = await import('./figures.js');
+const { machineLine, machineParagraph, percentile, prng, readMachine, round, runBounded } = await import('./figures.js');
+const { deleteRedisKeys, describeError, sample, sleep, startHarness } = await import('./harness.js');
 
 const SIGN_INS = 200;
 const TOKEN_REQUESTS = 2_000;
@@ -53,24 +55,8 @@ const SETTLE_MS = Number(process.env.LOAD_SETTLE_SECONDS ?? 330) * 1000;
 const SEED = Number(process.env.LOAD_SEED ?? randomInt(1, 2 ** 31));
 const WEBHOOK_SECRET = 'whsec-load-0123456789abcdef';
 
-const started = Date.now();
-const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
-const log = (line: string) => console.log(`[${elapsed().padStart(7)}] ${line}`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// ---------------------------------------------------------------------------------------------- expectations
-
-interface Outcome {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
-const outcomes: Outcome[] = [];
-function expectThat(name: string, ok: boolean, detail = '') {
-  outcomes.push({ name, ok, detail });
-  console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ` — ${detail}` : ''}`);
-}
-const sample = <T>(items: T[], n = 3) => JSON.stringify(items.slice(0, n)).slice(0, 600);
+const harness = startHarness('load test', DEADLINE_MS);
+const { log, expectThat, outcomes } = harness;
 
 // ---------------------------------------------------------------------------------------------- service log
 
@@ -104,104 +90,28 @@ const logger = createLogger('info', logSink);
 let idp: OidcTestServer | undefined;
 const receivers: Receiver[] = [];
 let redisPrefix: string | undefined;
-let cleaning: Promise<void> | undefined;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    let serviceClosed = false;
-    const steps: Array<[string, () => Promise<unknown>]> = [
-      [
-        'identity service',
-        async () => {
-          await idp?.close();
-          serviceClosed = true;
-        },
-      ],
-      // The service did not close in time (e.g. stopped mid-run by the deadline): drop its database anyway.
-      [
-        'test database',
-        async () => {
-          const url = idp?.db.url;
-          if (serviceClosed || !url) return;
-          const name = new URL(url).pathname.slice(1);
-          const pg = await import('pg');
-          const admin = new pg.default.Client({ connectionString: process.env.TEST_DATABASE_URL });
-          await admin.connect();
-          try {
-            await admin.query(`drop database if exists "${name}" with (force)`);
-            console.error(`cleanup: dropped database ${name}`);
-          } finally {
-            await admin.end();
-          }
-        },
-      ],
-      ...receivers.map((receiver, i): [string, () => Promise<unknown>] => [`receiver ${i + 1}`, () => receiver.close()]),
-      [
-        'redis keys',
-        async () => {
-          if (!redisPrefix) return;
-          const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
-          redis.on('error', () => {});
-          try {
-            let cursor = '0';
-            do {
-              const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}:*`, 'COUNT', 1000);
-              cursor = next;
-              if (keys.length) await redis.del(...keys);
-            } while (cursor !== '0');
-          } finally {
-            redis.disconnect();
-          }
-        },
-      ],
-    ];
-    for (const [name, step] of steps) {
-      try {
-        await Promise.race([
-          step(),
-          sleep(15_000).then(() => {
-            throw new Error('did not close within 15 s');
-          }),
-        ]);
-      } catch (error) {
-        console.error(`cleanup: ${name}: ${(error as Error).message}`);
-      }
-    }
-  })();
-  return cleaning;
-}
-
-let stopping = false;
-/** Anything thrown outside the run (the service's or a helper's) fails it; once stopping, connections cut by cleanup are expected. */
-function uncaught(kind: string) {
-  return (error: unknown) => {
-    if (stopping) return;
-    stopping = true;
-    console.error(`\nload test: ${kind}: ${(error as Error)?.stack ?? error}`);
-    const force = setTimeout(() => process.exit(1), 20_000);
-    force.unref();
-    void cleanup().finally(() => process.exit(1));
-  };
-}
-process.on('uncaughtException', uncaught('uncaught exception'));
-process.on('unhandledRejection', uncaught('unhandled rejection'));
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    stopping = true;
-    console.error(`\nload test: ${signal}; closing everything.`);
-    const force = setTimeout(() => process.exit(130), 20_000);
-    force.unref();
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-const hardStop = setTimeout(() => {
-  stopping = true;
-  console.error(`\nload test: the overall deadline of ${DEADLINE_MS / 1000} s passed (${elapsed()}); closing everything and failing.`);
-  const force = setTimeout(() => process.exit(3), 20_000);
-  force.unref();
-  void cleanup().finally(() => process.exit(3));
-}, DEADLINE_MS);
+let serviceClosed = false;
+harness.onCleanup('identity service', async () => {
+  await idp?.close();
+  serviceClosed = true;
+});
+// The service did not close in time (e.g. stopped mid-run by the deadline): drop its database anyway.
+harness.onCleanup('test database', async () => {
+  const url = idp?.db.url;
+  if (serviceClosed || !url) return;
+  const name = new URL(url).pathname.slice(1);
+  const pg = await import('pg');
+  const admin = new pg.default.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    console.error(`cleanup: dropped database ${name}`);
+  } finally {
+    await admin.end();
+  }
+});
+harness.onCleanup('receivers', () => Promise.all(receivers.map((receiver) => receiver.close())));
+harness.onCleanup('redis keys', async () => redisPrefix && deleteRedisKeys(REDIS_URL, redisPrefix));
 
 // ---------------------------------------------------------------------------------------------- token helpers
 
@@ -248,8 +158,6 @@ function tokenResponseProblems(answer: TokenAnswer, previousRefreshToken?: strin
   return problems;
 }
 
-const describeError = (reason: unknown) => (reason instanceof Error ? reason.message : String(reason)).slice(0, 300);
-
 // ---------------------------------------------------------------------------------------------- the run
 
 interface Figures {
@@ -277,18 +185,8 @@ interface Figures {
 const figures: Figures = {};
 
 async function main() {
-  const pg = await import('pg');
-  const admin = new pg.default.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  const postgresVersion = String((await admin.query('show server_version')).rows[0].server_version);
-  await admin.end();
-  const redisInfo = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  const redisVersion = /redis_version:(\S+)/.exec(await redisInfo.info('server'))?.[1] ?? 'unknown';
-  redisInfo.disconnect();
-  const machine = describeMachine(postgresVersion, redisVersion);
-  log(
-    `machine: ${machine.cpus} CPUs (${machine.model}), ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, Redis ${machine.redis}; seed ${SEED}`,
-  );
+  const machine = await readMachine(process.env.TEST_DATABASE_URL!, REDIS_URL);
+  log(`machine: ${machineLine(machine)}; seed ${SEED}`);
 
   // Receivers: two healthy, two failing half the time (seeded), each recording the answer it gave per event id.
   const random = prng(SEED);
@@ -323,7 +221,8 @@ async function main() {
       ...names.map((name, i) => ({ slug: `hook-${name}`, webhook: { url: `${receivers[i]!.url}/hook`, secret: WEBHOOK_SECRET } })),
     ],
     {
-      overrides: { ...delivery, worker: { ...delivery.worker, concurrency: WORKER_CONCURRENCY } },
+      // A lock as long as the stall check (stalled_interval_ms): a second is too short for a busy runner's event loop.
+      overrides: { ...delivery, worker: { ...delivery.worker, concurrency: WORKER_CONCURRENCY, stalled_interval_ms: 5000 } },
       workers: true,
       redisServices: true,
       logger,
@@ -743,20 +642,16 @@ async function main() {
 
 // ---------------------------------------------------------------------------------------------- report
 
-function report(machine: ReturnType<typeof describeMachine>, failures: Outcome[], crash?: string): string {
+function report(machine: Machine, failures: Outcome[], crash?: string): string {
   const s = figures.signIns;
   const t = figures.tokens;
   const e = figures.events;
-  const date = new Date().toISOString().slice(0, 10);
-  const revision = describeRevision(ROOT);
   const lines = [
     `Correctness under load against the real service: PostgreSQL, Redis, the HTTP server with the sign-in pages, the outbox`,
     `relay and the delivery workers in one process, real webhook receivers on 127.0.0.1. Only correctness is asserted;`,
     `the timings below are what one run measured (\`test/load/service.load.ts\`; rerun with \`npm run test:load\`).`,
     '',
-    `Machine: ${machine.cpus} CPUs (${machine.model}), ${machine.memoryGiB} GiB memory, Node ${machine.node}, ${machine.os},`,
-    `PostgreSQL ${machine.postgres}, Redis ${machine.redis}; PostgreSQL and Redis on the same machine. Date: ${date}.`,
-    ...(revision ? [`Code: ${revision}.`] : []),
+    ...machineParagraph(machine, ROOT),
     `Settings: config/test.yaml (bcrypt cost 4), database pool 25, webhook backoff 0.05 s × 2ⁿ, 3 retries,`,
     `worker concurrency ${WORKER_CONCURRENCY}.`,
     '',
@@ -801,8 +696,7 @@ function report(machine: ReturnType<typeof describeMachine>, failures: Outcome[]
   return lines.join('\n');
 }
 
-let exitCode = 0;
-let machine: ReturnType<typeof describeMachine> | undefined;
+let machine: Machine | undefined;
 let crash: string | undefined;
 try {
   machine = await main();
@@ -810,18 +704,4 @@ try {
   crash = `the run stopped early: ${(error as Error).stack ?? error}`;
   console.error(`\n${crash}`);
 }
-clearTimeout(hardStop);
-if (stopping) await new Promise(() => {}); // the deadline or an uncaught error is already closing everything and will exit
-stopping = true;
-await cleanup();
-const failures = outcomes.filter((outcome) => !outcome.ok);
-if (crash || failures.length) exitCode = 1;
-console.log(
-  `\n${outcomes.length - failures.length}/${outcomes.length} expectations held${crash ? '; the run crashed' : ''} (${elapsed()}).`,
-);
-for (const failure of failures) console.log(`  FAIL ${failure.name}${failure.detail ? ` — ${failure.detail}` : ''}`);
-if (machine && process.env.LOAD_WRITE_DOCS !== '0') {
-  const file = writeLoadSection(ROOT, report(machine, failures, crash?.split('\n')[0]));
-  console.log(`figures written to ${file}`);
-}
-process.exit(exitCode);
+await harness.finish(crash, '## Load (npm run test:load)', (failures) => machine && report(machine, failures, crash?.split('\n')[0]));
