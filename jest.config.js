@@ -10,5 +10,7 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // Real browsers, processes and databases on a 2-core machine: a busy run must not turn slowness into failures.
   testTimeout: 60000,
+  // A hook that times out (a start still under way) leaves a server its test never got to close: end the run anyway.
+  forceExit: true,
   globalSetup: '<rootDir>/test/helpers/global-setup.mjs',
 };

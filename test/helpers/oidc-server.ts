@@ -93,20 +93,28 @@ export async function startOidcServer(
     ...(app.grant_types && !app.grant_types.includes('authorization_code') ? {} : { redirect_uris: [callbackUrl] }),
     ...app,
   }));
-  const settings = await testSettings({
-    server: { host: '127.0.0.1', port: 0, trust_proxy: false },
-    issuer: { base_url: url },
-    applications,
-    ...options.overrides,
-  });
-  const service = await startService(settings, {
-    store: db.store,
-    database: db.database,
-    server,
-    logger: options.logger ?? createLogger('silent'),
-    redis: options.redisServices === true,
-    workers: options.workers === true || options.redisServices === true,
-  });
+  let settings, service;
+  try {
+    settings = await testSettings({
+      server: { host: '127.0.0.1', port: 0, trust_proxy: false },
+      issuer: { base_url: url },
+      applications,
+      ...options.overrides,
+    });
+    service = await startService(settings, {
+      store: db.store,
+      database: db.database,
+      server,
+      logger: options.logger ?? createLogger('silent'),
+      redis: options.redisServices === true,
+      workers: options.workers === true || options.redisServices === true,
+    });
+  } catch (error) {
+    // A start that fails (bad settings in a test) must not leave the listener and the database holding Jest open.
+    await new Promise((resolve) => server.close(resolve));
+    if (!options.db) await db.close();
+    throw error;
+  }
 
   const testApps: Record<string, TestApp> = {};
   for (const app of settings.applications) {
