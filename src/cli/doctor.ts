@@ -302,7 +302,7 @@ async function checkSigningKeys(store: Store, settings: Settings): Promise<Findi
     );
   }
   const active = rows.filter((row) => row.state === 'active');
-  // `idp serve` creates the missing ones at start; until then an application signing with that algorithm cannot start.
+  // `idp serve` creates the missing ones at start; until one has, `idp worker` cannot sign logout tokens.
   const missing = signingAlgsOf(settings.applications).filter((alg) => !active.some((row) => row.alg === alg));
   if (missing.length) {
     return warn(

@@ -1,7 +1,7 @@
 /**
- * Prepares OpenID Connect at start: the signing keys (one per algorithm in use, generated when missing), the cookie keys, one provider
- * per application (rebuilt when the stored keys are rotated, reload-keys.ts), and the middleware that routes
- * /application/o/… to them.
+ * Prepares OpenID Connect at start: the signing keys (one per algorithm in use, generated when missing), the cookie
+ * keys, one provider per application (rebuilt when the stored keys are rotated, reload-keys.ts), and the middleware
+ * that routes /application/o/… to them.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
