@@ -4,7 +4,7 @@
  * the CLI reports them as it reports its own (404 → NotFoundError, 400 → ValidationError).
  */
 import { NotFoundError, ValidationError } from '../errors.js';
-import type { ApiTokenView, SigningKeyView } from './admin-views.js';
+import type { ApiTokenView, SigningKeyRotationView, SigningKeyView } from './admin-views.js';
 
 export interface AdminClient {
   /** The server's origin, e.g. http://127.0.0.1:9000. */
@@ -13,7 +13,7 @@ export interface AdminClient {
   createToken(input: { name: string; scopes: string[]; expires_in_days?: number }): Promise<ApiTokenView & { token: string }>;
   revokeToken(id: string): Promise<void>;
   listKeys(): Promise<SigningKeyView[]>;
-  rotateKey(): Promise<SigningKeyView>;
+  rotateKeys(): Promise<SigningKeyRotationView>;
 }
 
 interface Page<T> {
@@ -80,6 +80,6 @@ export function adminClient(url: string, token: string): AdminClient {
       await call('DELETE', `/tokens/${encodeURIComponent(id)}/`, undefined, 'API token');
     },
     listKeys: () => all<SigningKeyView>('/keys/'),
-    rotateKey: () => call('POST', '/keys/rotate/'),
+    rotateKeys: () => call('POST', '/keys/rotate/'),
   };
 }

@@ -3,6 +3,7 @@
  * the token and signing-key objects it answers, for the OpenAPI document.
  */
 import { API_SCOPES } from '../domain/api-tokens.js';
+import { SIGNING_ALGS } from '../settings/signing-algorithms.js';
 import { groupListQuery } from './schemas.js';
 import { uuidSchema } from './response-schemas.js';
 
@@ -54,11 +55,34 @@ export const newApiTokenView = {
 
 export const signingKeyView = {
   type: 'object',
-  required: ['kid', 'state', 'created_at', 'retired_at'],
+  required: ['kid', 'alg', 'state', 'created_at', 'retired_at'],
   properties: {
     kid: { type: 'string', description: "Key id, as in the applications' JWKS." },
-    state: { type: 'string', enum: ['active', 'retired'], description: 'One key is active (it signs); retired keys stay published.' },
+    alg: {
+      type: 'string',
+      enum: [...SIGNING_ALGS],
+      description: 'The algorithm it signs with: ID tokens of the applications whose id_token_signed_response_alg names it.',
+    },
+    state: {
+      type: 'string',
+      enum: ['active', 'retired'],
+      description: 'Each algorithm has one active key (it signs); retired keys stay published.',
+    },
     created_at: timestamp,
     retired_at: nullableTimestamp,
+  },
+} as const;
+
+/** The answer to a rotation: the new RS256 key, as the answer was before keys had algorithms, and every new key. */
+export const signingKeyRotationView = {
+  type: 'object',
+  required: [...signingKeyView.required, 'keys'],
+  properties: {
+    ...signingKeyView.properties,
+    keys: {
+      type: 'array',
+      items: signingKeyView,
+      description: 'The new active key of every algorithm rotated (RS256 first, then each other algorithm in use).',
+    },
   },
 } as const;

@@ -3,6 +3,7 @@
  * read the database itself or asked the running server, so both paths print the same thing.
  */
 import type { ApiTokenRow, SigningKeyRow } from '../store/contract.js';
+import type { SigningAlg } from '../settings/signing-algorithms.js';
 
 /** Timestamps as ISO 8601 UTC text, as they travel in JSON; never the secret or its hash. */
 export interface ApiTokenView {
@@ -18,6 +19,7 @@ export interface ApiTokenView {
 /** Never the private key: only what identifies it and its place in the rotation. */
 export interface SigningKeyView {
   kid: string;
+  alg: SigningAlg;
   state: 'active' | 'retired';
   created_at: string;
   retired_at: string | null;
@@ -38,5 +40,10 @@ export function apiTokenView(row: ApiTokenRow): ApiTokenView {
 }
 
 export function signingKeyView(row: SigningKeyRow): SigningKeyView {
-  return { kid: row.kid, state: row.state, created_at: row.created_at.toISOString(), retired_at: iso(row.retired_at) };
+  return { kid: row.kid, alg: row.alg, state: row.state, created_at: row.created_at.toISOString(), retired_at: iso(row.retired_at) };
+}
+
+/** A rotation's answer: the new RS256 key's fields (as before there were algorithms) and every algorithm's new key. */
+export interface SigningKeyRotationView extends SigningKeyView {
+  keys: SigningKeyView[];
 }

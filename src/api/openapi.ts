@@ -25,7 +25,7 @@ import {
   userView,
   uuidSchema,
 } from './response-schemas.js';
-import { adminListQuery, apiTokenCreate, apiTokenView, newApiTokenView, signingKeyView } from './admin-schemas.js';
+import { adminListQuery, apiTokenCreate, apiTokenView, newApiTokenView, signingKeyRotationView, signingKeyView } from './admin-schemas.js';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
 type Operation = Record<string, unknown>;
@@ -58,6 +58,7 @@ const schemas = {
   Pagination: pagination,
   ApiTokenCreate: apiTokenCreate,
   NewApiToken: newApiTokenView,
+  SigningKeyRotation: signingKeyRotationView,
   ErrorDetail: errorDetail,
   FieldErrors: fieldErrors,
 } as const;
@@ -391,7 +392,7 @@ const operations: Described[] = [
     method: 'get',
     path: '/admin/keys/',
     operationId: 'admin_keys_list',
-    summary: 'List ID-token signing keys, active first (never private material)',
+    summary: 'List ID-token signing keys, active first, with their algorithm (never private material)',
     scope: 'admin',
     query: adminListQuery,
     status: 200,
@@ -402,12 +403,12 @@ const operations: Described[] = [
     method: 'post',
     path: '/admin/keys/rotate/',
     operationId: 'admin_keys_rotate_create',
-    summary: 'Make a new signing key active; the previous one is retired but stays published',
+    summary: 'Make a new signing key active for every algorithm in use; the previous ones are retired but stay published',
     description:
-      'The key is stored at once; running processes sign with it (and publish it in the JWKS) when they next load the stored keys (`keys.reload_seconds`), as after `idp keys rotate`. No body.',
+      'One new key per algorithm (RS256, and ES256 and EdDSA once an application signs with them), stored at once in one transaction; running processes sign with them (and publish them in the JWKS) when they next load the stored keys (`keys.reload_seconds`), as after `idp keys rotate`. The answer is the new RS256 key, with every new key under `keys`. No body.',
     scope: 'admin',
     status: 201,
-    returns: 'SigningKey',
+    returns: 'SigningKeyRotation',
   },
   {
     method: 'get',

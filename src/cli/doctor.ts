@@ -16,7 +16,7 @@ import { EmbeddedDatabaseBusy, lockEmbeddedDatabase } from '../store/embedded-lo
 import { createStore } from '../store/store.js';
 import type { Tables } from '../store/tables.js';
 import type { Store } from '../store/contract.js';
-import { decryptJwk } from '../domain/signing-keys.js';
+import { decryptJwk, signingAlgsOf } from '../domain/signing-keys.js';
 import { print } from './context.js';
 
 type Status = 'ok' | 'warn' | 'FAIL';
@@ -301,9 +301,17 @@ async function checkSigningKeys(store: Store, settings: Settings): Promise<Findi
         'set secrets.key (SECRET_KEY) back to that key, or the service cannot sign ID tokens',
     );
   }
-  const active = rows.find((row) => row.state === 'active');
-  if (!active) return warn('signing keys', `${rows.length} stored, none active: run \`idp keys rotate\``);
-  return ok('signing keys', `${rows.length} stored, active ${active.kid}; all decrypt with secrets.key (from ${secret.source})`);
+  const active = rows.filter((row) => row.state === 'active');
+  // `idp serve` creates the missing ones at start; until one has, `idp worker` cannot sign logout tokens.
+  const missing = signingAlgsOf(settings.applications).filter((alg) => !active.some((row) => row.alg === alg));
+  if (missing.length) {
+    return warn(
+      'signing keys',
+      `${rows.length} stored, no active ${missing.join(', ')} key (an application signs with it): \`idp serve\` creates it at start`,
+    );
+  }
+  const activeKids = active.map((row) => `${row.alg} ${row.kid}`).join(', ');
+  return ok('signing keys', `${rows.length} stored, active ${activeKids}; all decrypt with secrets.key (from ${secret.source})`);
 }
 
 function checkClock(skewMs: number, embedded: boolean): Finding {

@@ -27,6 +27,7 @@ export function accountApplication(settings: Settings): ApplicationSettings {
     resource_server: false,
     scopes: ['openid', 'profile', 'email'],
     require_mfa: false,
+    id_token_signed_response_alg: 'RS256',
     tokens: {},
   };
 }

@@ -7,6 +7,7 @@ import { errors, type ClientMetadata, type Configuration, type KoaContextWithOID
 import type { ApplicationSettings, Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { SigningJwk } from '../domain/signing-keys.js';
+import { SIGNING_ALGS } from '../settings/signing-algorithms.js';
 import { applicationType, grantableScopes, userAllowedIn } from '../domain/applications.js';
 import { forEngine } from './engine-unavailable.js';
 import { inputProblem } from '../domain/input-text.js';
@@ -112,7 +113,8 @@ function clientMetadata(app: ApplicationSettings): ClientMetadata {
     ...(app.backchannel_logout_uri ? { backchannel_logout_uri: app.backchannel_logout_uri } : {}),
     grant_types: app.grant_types,
     response_types: app.grant_types.includes('authorization_code') ? ['code'] : [],
-    id_token_signed_response_alg: 'RS256',
+    // Backchannel logout tokens too: the engine signs them with the client's ID-token algorithm.
+    id_token_signed_response_alg: app.id_token_signed_response_alg,
     scope: [...grantableScopes(app), ...app.api_scopes].join(' '),
   };
 }
@@ -148,7 +150,8 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
     pkce: { required: () => true },
     // A public application authenticates with none (its client_id and PKCE); a confidential one only with its secret.
     clientAuthMethods: app.client_type === 'public' ? ['none'] : ['client_secret_basic', 'client_secret_post'],
-    enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
+    // Discovery lists those of them that have a stored key (RS256 always; the others once an application asks).
+    enabledJWA: { idTokenSigningAlgValues: [...SIGNING_ALGS] },
     features: {
       devInteractions: { enabled: false },
       // Ends the SSO session without a prompt (logout-pages.ts). Backchannel: metadata and discovery from the

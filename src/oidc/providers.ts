@@ -42,10 +42,22 @@ function advertiseSharedEndpoints(baseUrl: string) {
   };
 }
 
+/**
+ * `idp serve` creates every algorithm's key at start (setup.ts); an `idp worker` only reads them, and may read the
+ * keys before a serve has created the one an application asks for. The engine would only say
+ * invalid_client_metadata when that application signs; this says what is missing, and no providers are built.
+ */
+function checkSigningKeyOf(app: ApplicationSettings, keys: ProviderParts['keys']): void {
+  const alg = app.id_token_signed_response_alg;
+  if (!keys.some((key) => key.alg === alg))
+    throw new Error(`no ${alg} signing key for application "${app.slug}" yet: \`idp serve\` creates it at start`);
+}
+
 export function createProviders(parts: ProviderParts & { logger: Logger }): ProviderSet {
   const { settings, logger } = parts;
   const set: ProviderSet = { bySlug: new Map(), byClientId: new Map(), cookieKeys: parts.cookieKeys };
   for (const app of everyApplication(settings)) {
+    checkSigningKeyOf(app, parts.keys);
     const provider = new Provider(issuerOf(settings.issuer.base_url, app.slug), providerConfiguration(app, parts));
     provider.proxy = settings.server.trust_proxy;
     provider.use(advertiseSharedEndpoints(settings.issuer.base_url) as never);

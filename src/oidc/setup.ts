@@ -1,14 +1,14 @@
 /**
- * Prepares OpenID Connect at start: the signing key (generated on first start), the cookie keys, one provider
- * per application (rebuilt when the stored keys are rotated, reload-keys.ts), and the middleware that routes
- * /application/o/… to them.
+ * Prepares OpenID Connect at start: the signing keys (one per algorithm in use, generated when missing), the cookie
+ * keys, one provider per application (rebuilt when the stored keys are rotated, reload-keys.ts), and the middleware
+ * that routes /application/o/… to them.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
-import { ensureSigningKey, loadSigningKeys } from '../domain/signing-keys.js';
+import { ensureSigningKeys, loadSigningKeys, signingAlgsOf } from '../domain/signing-keys.js';
 import { secretsFrom } from '../domain/secrets.js';
 import type { ProviderSet } from './providers.js';
 import { providersFollowingKeys } from './reload-keys.js';
@@ -32,7 +32,7 @@ export interface OidcParts {
 }
 
 export async function prepareOidc(settings: Settings, store: Store, logger: Logger, parts: OidcParts): Promise<Oidc> {
-  await ensureSigningKey(store, settings.secrets.key);
+  await ensureSigningKeys(store, settings.secrets.key, signingAlgsOf(settings.applications));
   const keys = await loadSigningKeys(store, settings.secrets.key);
   const keysForCookies = secretsFrom(settings.secrets.key).cookieKeys();
   const { providers, keys: watch } = providersFollowingKeys({

@@ -1,7 +1,8 @@
 /**
- * Notices a rotated signing key: reads the stored key ids (active first) and, when they differ from the set
- * in use, decrypts the keys and hands them to `apply`. `idp keys rotate` only writes the table; every running
- * process finds the change here, on a timer (`every`) or when asked (`check`).
+ * Notices rotated signing keys, of any algorithm, and a key created for an algorithm newly in use: reads the stored
+ * key ids (active first) and, when they differ from the set in use, decrypts the keys and hands them to `apply`.
+ * `idp keys rotate` only writes the table; every running process finds the change here, on a timer (`every`) or
+ * when asked (`check`).
  */
 import type { Logger } from 'pino';
 import type { Store } from '../store/contract.js';
@@ -47,7 +48,9 @@ export function signingKeyWatch(parts: SigningKeyWatchParts): SigningKeyWatch {
     parts.apply(keys);
     const previous = kids;
     kids = loaded;
-    logger.info({ active: loaded[0], published: loaded, previous }, 'signing keys changed: signing with the new active key');
+    // The engine signs with the first key of each algorithm (the active one: the store lists those first).
+    const signing = Object.fromEntries([...keys].reverse().map((key) => [key.alg, key.kid]));
+    logger.info({ signing, published: loaded, previous }, 'signing keys changed: signing with the new active keys');
     return true;
   }
 

@@ -3,6 +3,7 @@
  * this schema then validates the result. Each key carries its description for docs/configuration.md.
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { DEFAULT_SIGNING_ALG, SIGNING_ALGS } from './signing-algorithms.js';
 
 const int = (minimum: number, description: string, maximum?: number) =>
   ({ type: 'integer', minimum, ...(maximum === undefined ? {} : { maximum }), description }) as const;
@@ -338,6 +339,13 @@ export const settingsSchema = {
             description: 'Only members of this group may sign in (created at start when missing).',
           },
           require_mfa: { type: 'boolean', default: false, description: 'Require a second factor.' },
+          id_token_signed_response_alg: {
+            type: 'string',
+            enum: SIGNING_ALGS,
+            default: DEFAULT_SIGNING_ALG,
+            description:
+              'How its ID tokens and backchannel logout tokens are signed. RS256 (the default, and what every relying party library verifies); ES256 (ECDSA P-256) or EdDSA (Ed25519) sign many times faster where the application can verify them. The service keeps a key for each algorithm in use and rotates them together (docs/operating.md).',
+          },
           webhook: {
             type: 'object',
             additionalProperties: false,

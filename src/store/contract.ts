@@ -4,6 +4,7 @@
  * conformance suite in test/store/ holds every backend to the guarantees written here.
  */
 import type { Selectable } from 'kysely';
+import type { SigningAlg } from '../settings/signing-algorithms.js';
 import type {
   ActorType,
   ApiTokensTable,
@@ -194,19 +195,26 @@ export interface OidcPayloadsRepository {
 /** A signing key as stored: the private JWK is encrypted by the domain layer, never stored in clear. */
 export interface SigningKeyRow {
   kid: string;
+  alg: SigningAlg;
   encrypted_jwk: string;
   state: 'active' | 'retired';
   created_at: Date;
   retired_at: Date | null;
 }
 
+export type NewSigningKey = Pick<SigningKeyRow, 'kid' | 'alg' | 'encrypted_jwk'>;
+
+/** Keys by algorithm (src/settings/signing-algorithms.ts): each algorithm has at most one active key. */
 export interface SigningKeysRepository {
-  /** Active key first, then retired keys, newest first. */
+  /**
+   * Active keys first, then retired ones; each part in the order of SIGNING_ALGS (RS256 first), newest first. The
+   * engine signs with the first key of an algorithm, so an algorithm's active key always comes before its retired ones.
+   */
   list(): Promise<SigningKeyRow[]>;
-  /** Inserts `key` as the active key and retires the previous one, atomically (at most one active key). */
-  activate(key: { kid: string; encrypted_jwk: string }, now: Date): Promise<void>;
-  /** Inserts the first key unless one exists; true when this call created it (replicas starting together). */
-  insertFirst(key: { kid: string; encrypted_jwk: string }): Promise<boolean>;
+  /** Inserts every key as its algorithm's active key and retires the previous ones, atomically (one transaction). */
+  activate(keys: NewSigningKey[], now: Date): Promise<void>;
+  /** Inserts `key` unless its algorithm has an active key; true when this call created it (replicas starting together). */
+  insertFirst(key: NewSigningKey): Promise<boolean>;
 }
 
 /** The second factors a user has set up: a confirmed TOTP secret, at least one passkey. */

@@ -14,6 +14,7 @@ import * as quietSignIns from './migrations/0011_quiet_sign_ins.js';
 import * as challengesByPurpose from './migrations/0012_challenges_by_purpose.js';
 import * as emailChanges from './migrations/0013_email_changes.js';
 import * as readinessProbes from './migrations/0014_readiness_probes.js';
+import * as signingAlgorithms from './migrations/0015_signing_algorithms.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0012_challenges_by_purpose': challengesByPurpose,
   '0013_email_changes': emailChanges,
   '0014_readiness_probes': readinessProbes,
+  '0015_signing_algorithms': signingAlgorithms,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -1,5 +1,6 @@
 /** Table types for Kysely: the shape of every row as the database holds it. */
 import type { ColumnType, Generated } from 'kysely';
+import type { SigningAlg } from '../settings/signing-algorithms.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json = ColumnType<Record<string, unknown>, string, string>;
@@ -67,6 +68,7 @@ export interface OidcPayloadsTable {
 
 export interface SigningKeysTable {
   kid: string;
+  alg: SigningAlg;
   encrypted_jwk: string;
   state: 'active' | 'retired';
   created_at: Timestamp;

@@ -21,7 +21,19 @@ const operations: Array<[method: string, path: string, json?: unknown]> = [
 describe.each(engines)('admin API on %s', (engine) => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startTestServer(engine);
+    // One application signs with EdDSA: the keys are RS256's (always) and EdDSA's.
+    s = await startTestServer(engine, {
+      applications: [
+        {
+          slug: 'wiki',
+          name: 'Wiki',
+          client_id: 'wiki',
+          client_secret: 'wiki-secret-0123456789',
+          redirect_uris: ['https://wiki.example.com/cb'],
+          id_token_signed_response_alg: 'EdDSA',
+        },
+      ],
+    });
   });
   afterAll(async () => {
     await s.close();
@@ -133,37 +145,39 @@ describe.each(engines)('admin API on %s', (engine) => {
     expect((await s.db.store.apiTokens.list()).length).toBe(before);
   });
 
-  test('keys: rotate → 201 with the new active kid, stored and listed first, the previous one retired; never private material', async () => {
-    const [previous] = await s.db.store.signingKeys.list();
-    expect(previous!.state).toBe('active');
+  test('keys: rotate → 201 with a new active key for every algorithm in use, stored and listed first, the previous ones retired; never private material', async () => {
+    const previous = (await s.db.store.signingKeys.list()).filter((key) => key.state === 'active');
+    expect(previous.map((key) => key.alg)).toEqual(['RS256', 'EdDSA']);
 
     const rotated = await s.api('/api/v3/admin/keys/rotate/', { method: 'POST' });
     expect(rotated.status).toBe(201);
-    expect(rotated.body).toEqual({ kid: expect.any(String), state: 'active', created_at: expect.any(String), retired_at: null });
-    expect(rotated.body.kid).not.toBe(previous!.kid);
+    const newKey = (alg: string) => ({ kid: expect.any(String), alg, state: 'active', created_at: expect.any(String), retired_at: null });
+    // The fields of the new RS256 key, as the answer was before keys had algorithms, and every new key.
+    expect(rotated.body).toEqual({ ...newKey('RS256'), keys: [newKey('RS256'), newKey('EdDSA')] });
+    expect(rotated.body.kid).toBe(rotated.body.keys[0].kid);
+    const newKids = rotated.body.keys.map((key: { kid: string }) => key.kid);
+    for (const key of previous) expect(newKids).not.toContain(key.kid);
 
-    // Stored at once: the store's own list (what every process loads its keys from) has it active, first.
+    // Stored at once: the store's own list (what every process loads its keys from) has them active, first.
     const stored = await s.db.store.signingKeys.list();
-    expect(stored.map((key) => [key.kid, key.state])).toEqual(
-      expect.arrayContaining([
-        [rotated.body.kid, 'active'],
-        [previous!.kid, 'retired'],
-      ]),
-    );
-    expect(stored[0]!.kid).toBe(rotated.body.kid);
+    expect(stored.slice(0, 2).map((key) => [key.kid, key.state])).toEqual(newKids.map((kid: string) => [kid, 'active']));
+    for (const key of previous) expect(stored.find((row) => row.kid === key.kid)!.state).toBe('retired');
 
     const listed = await s.api('/api/v3/admin/keys/');
     expect(listed.status).toBe(200);
-    expect(listed.body.results[0]).toEqual(rotated.body);
+    expect(listed.body.results.slice(0, 2)).toEqual(rotated.body.keys);
     expect(listed.body.results.map((key: { kid: string }) => key.kid)).toEqual(stored.map((key) => key.kid));
-    expect(listed.body.results.find((key: { kid: string }) => key.kid === previous!.kid)).toEqual({
-      kid: previous!.kid,
+    expect(listed.body.results.find((key: { kid: string }) => key.kid === previous[0]!.kid)).toEqual({
+      kid: previous[0]!.kid,
+      alg: 'RS256',
       state: 'retired',
-      created_at: previous!.created_at.toISOString(),
+      created_at: previous[0]!.created_at.toISOString(),
       retired_at: expect.any(String),
     });
     const text = JSON.stringify(listed.body) + JSON.stringify(rotated.body);
-    for (const secret of ['encrypted_jwk', '"d"', '"p"', '"q"', '"n"', previous!.encrypted_jwk]) expect(text).not.toContain(secret);
+    for (const secret of ['encrypted_jwk', '"d"', '"p"', '"q"', '"n"', '"x"', ...previous.map((key) => key.encrypted_jwk)]) {
+      expect(text).not.toContain(secret);
+    }
   });
 
   test('lists page like every other list: page_size, a page past the last → 404, a bad parameter → 400', async () => {

@@ -1,15 +1,17 @@
 /**
  * The bare engine for `npm run bench`: panva's oidc-provider alone, its in-memory adapter (unbounded), the protocol settings
- * the service gives each application (code + PKCE S256, RS256 2048-bit key, the same claims and lifetimes,
- * refresh rotation, client credentials, introspection, revocation), first-party grants without consent. The
- * floor the service is compared with. Runs as its own process; prints READY with its fixture.
+ * the service gives each application (code + PKCE S256, the same claims and lifetimes, refresh rotation, client
+ * credentials, introspection, revocation), first-party grants without consent, and the same signing keys: RSA 2048
+ * (the `bench` client's RS256), P-256 and Ed25519 (a client each signing with ES256 and EdDSA). The floor the
+ * service is compared with, on the same algorithm. Runs as its own process; prints READY with its fixture.
  */
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import Provider, { type Adapter, type KoaContextWithOIDC } from 'oidc-provider';
-import { announce, LOOPS, seedTokens, SCOPE } from './fixture.js';
+import { generateKeyPairSync, randomBytes, type KeyPairKeyObjectResult } from 'node:crypto';
+import Provider, { type Adapter, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
+import type { SigningAlg } from '../../src/settings/signing-algorithms.js';
+import { algClientId, announce, LOOPS, OTHER_ALGS, seedSignedWith, seedTokens, SCOPE } from './fixture.js';
 
 const ACCOUNT = '6f1c7a4e-8d55-4c61-9a0e-2f0c1d2b3a4f';
 const claims = {
@@ -31,8 +33,18 @@ const { default: LRU } = (await import('oidc-provider/lib/helpers/lru.js' as str
 };
 const storage = new LRU({ maxSize: 10_000_000 });
 
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'bench', alg: 'RS256', use: 'sig' };
+// One key per algorithm, as the service holds them once applications ask for ES256 and EdDSA.
+const signingKey = (alg: string, pair: KeyPairKeyObjectResult) => ({
+  ...pair.privateKey.export({ format: 'jwk' }),
+  kid: `bench-${alg}`,
+  alg,
+  use: 'sig',
+});
+const keys = [
+  signingKey('RS256', generateKeyPairSync('rsa', { modulusLength: 2048 })),
+  signingKey('ES256', generateKeyPairSync('ec', { namedCurve: 'P-256' })),
+  signingKey('EdDSA', generateKeyPairSync('ed25519')),
+];
 const cookieKeys = [randomBytes(32).toString('base64url')];
 const server = http.createServer();
 server.listen(0, '127.0.0.1');
@@ -40,17 +52,22 @@ await once(server, 'listening');
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const redirectUri = 'http://127.0.0.1:1/cb';
 
+const client = { id: 'bench', secret: 'bench-secret-0123456789', redirectUri };
+const benchClient = (clientId: string, alg: SigningAlg): ClientMetadata => ({
+  client_id: clientId,
+  client_secret: client.secret,
+  redirect_uris: [redirectUri],
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'client_secret_basic',
+  scope: SCOPE,
+  id_token_signed_response_alg: alg,
+});
+
 const provider = new Provider(url, {
   clients: [
-    {
-      client_id: 'bench',
-      client_secret: 'bench-secret-0123456789',
-      redirect_uris: [redirectUri],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_basic',
-      scope: SCOPE,
-    },
+    benchClient('bench', 'RS256'),
+    ...OTHER_ALGS.map((alg) => benchClient(algClientId(alg), alg)),
     {
       client_id: 'machine',
       client_secret: 'machine-secret-0123456789',
@@ -62,7 +79,7 @@ const provider = new Provider(url, {
     },
   ],
   adapter: (model: string) => new MemoryAdapter(model, storage),
-  jwks: { keys: [jwk as never] },
+  jwks: { keys: keys as never[] },
   cookies: { keys: cookieKeys },
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => claims }),
   scopes: ['openid', 'profile', 'email', 'reports:read'],
@@ -78,7 +95,7 @@ const provider = new Provider(url, {
   responseTypes: ['code'],
   pkce: { required: () => true },
   clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
-  enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
+  enabledJWA: { idTokenSigningAlgValues: ['RS256', 'ES256', 'EdDSA'] },
   features: {
     devInteractions: { enabled: false },
     userinfo: { enabled: true },
@@ -117,6 +134,7 @@ const provider = new Provider(url, {
 server.on('request', provider.callback());
 
 const seeded = await seedTokens(provider, { clientId: 'bench', accountId: ACCOUNT, cookieKeys, count: LOOPS * 2 });
+const signedWith = await seedSignedWith(() => provider, { client, accountId: ACCOUNT, count: LOOPS });
 announce({
   name: 'bare engine',
   url,
@@ -129,8 +147,9 @@ announce({
     userinfo: '/me',
     introspection: '/token/introspection',
   },
-  client: { id: 'bench', secret: 'bench-secret-0123456789', redirectUri },
+  client,
   machine: { id: 'machine', secret: 'machine-secret-0123456789', scope: 'reports:read' },
   ...seeded,
+  signedWith,
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

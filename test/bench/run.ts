@@ -4,7 +4,8 @@
  * service has (password sign-ins against raw bcrypt, user search at 1k and 100k users, webhook deliveries, idle
  * memory, start-up). Prints Markdown tables and writes them into docs/performance.md. A benchmark: it measures
  * and asserts nothing. BENCH_SECONDS (per scenario and round, default 5), BENCH_ROUNDS (default 3); BENCH_ONLY
- * (scenario names, comma-separated) runs just those protocol scenarios and writes nothing.
+ * (scenario names, comma-separated, e.g. `refresh grant,refresh grant (ES256),refresh grant (EdDSA)`) runs just those
+ * protocol scenarios and writes nothing.
  */
 import os from 'node:os';
 import { execSync } from 'node:child_process';
@@ -72,7 +73,8 @@ const report = [
   '',
   `Machine: ${machine}; PostgreSQL (over ${transportOf(benchDatabaseUrl(process.env.TEST_DATABASE_URL))}) and Redis on the same machine. Date: ${new Date().toISOString().slice(0, 10)}. Code: ${commit}.`,
   `Protocol requests: ${LOOPS} concurrent loops over keep-alive connections, ${seconds} s per scenario and server, ${rounds} rounds interleaved: the median of each rate, and the median of the rounds' ratios. ` +
-    'Bare engine: oidc-provider with its in-memory adapter and the same protocol settings (RS256 2048-bit key, PKCE, claims, lifetimes, refresh rotation). ' +
+    'Bare engine: oidc-provider with its in-memory adapter and the same protocol settings (PKCE, claims, lifetimes, refresh rotation) and signing keys (RSA 2048, P-256, Ed25519). ' +
+    'ID tokens are signed with RS256, except in the rows marked (ES256) and (EdDSA): the same requests for an application signing with that algorithm, on both servers. ' +
     'Service: PostgreSQL store (pool 20), Redis rate limits, one process. Each server is its own process; the load comes from a third.',
   '',
   '| scenario | bare engine /s | service /s | ratio | service p50 ms | service p95 ms |',

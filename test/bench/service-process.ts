@@ -16,7 +16,7 @@ import { createUser } from '../../src/domain/users.js';
 import { hashPassword } from '../../src/domain/passwords.js';
 import { createPostgresDatabase } from '../helpers/database.js';
 import { benchDatabaseUrl } from './database-url.js';
-import { announce, LOOPS, seedTokens, SIGN_IN_LOOPS } from './fixture.js';
+import { algClientId, announce, LOOPS, OTHER_ALGS, seedSignedWith, seedTokens, SIGN_IN_LOOPS } from './fixture.js';
 import { API_SCOPES, createApiToken } from '../../src/domain/api-tokens.js';
 
 const BENCH_PASSWORD = 'correct horse battery staple';
@@ -32,6 +32,7 @@ server.listen(0, '127.0.0.1');
 await once(server, 'listening');
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const redirectUri = 'http://127.0.0.1:1/cb';
+const client = { id: 'bench', secret: 'bench-secret-0123456789', redirectUri };
 const redis = Boolean(process.env.REDIS_URL);
 // BENCH_WEBHOOK_URL: a process that delivers webhooks (the embedded workers) to the driver's receiver.
 const webhookUrl = process.env.BENCH_WEBHOOK_URL;
@@ -43,6 +44,15 @@ const settings = await loadSettings({
     ...(redis ? { redis: { url: process.env.REDIS_URL, prefix: `bench${process.pid}` } } : {}),
     applications: [
       { slug: 'bench', name: 'Bench', client_id: 'bench', client_secret: 'bench-secret-0123456789', redirect_uris: [redirectUri] },
+      // The same application signing its ID tokens with ES256 and with EdDSA (the `(ES256)` and `(EdDSA)` scenarios).
+      ...OTHER_ALGS.map((alg) => ({
+        slug: algClientId(alg),
+        name: `Bench ${alg}`,
+        client_id: algClientId(alg),
+        client_secret: client.secret,
+        redirect_uris: [redirectUri],
+        id_token_signed_response_alg: alg,
+      })),
       {
         slug: 'machine',
         name: 'Machine',
@@ -96,6 +106,11 @@ const seeded = await seedTokens(service.providers.bySlug.get('bench')!.provider,
   cookieKeys: service.providers.cookieKeys,
   count: LOOPS * 2,
 });
+const signedWith = await seedSignedWith((alg) => service.providers.bySlug.get(algClientId(alg))!.provider, {
+  client,
+  accountId: user.uuid,
+  count: LOOPS,
+});
 announce({
   name: 'service',
   url,
@@ -108,10 +123,11 @@ announce({
     userinfo: '/application/o/userinfo/',
     introspection: '/application/o/introspect/',
   },
-  client: { id: 'bench', secret: 'bench-secret-0123456789', redirectUri },
+  client,
   // The introspecting caller is a resource server (ours: its own endpoint); the bare engine lets any client introspect.
   machine: { id: 'machine', secret: 'machine-secret-0123456789', scope: 'reports:read' },
   ...seeded,
+  signedWith,
   extras: { apiToken, databaseUrl: pg.url, people, password: BENCH_PASSWORD, bcryptCost: settings.passwords.bcrypt_cost },
 });
 process.on('SIGTERM', () => {

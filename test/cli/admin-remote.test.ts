@@ -62,14 +62,14 @@ test('tokens create|list|revoke and keys rotate|list go through the running serv
 
     const rotated = await idp(remote, 'keys', 'rotate');
     expect(rotated.code).toBe(0);
-    const kid = /^new active signing key (\S+)$/.exec(rotated.stdout.trim())?.[1];
+    const kid = /^new active RS256 signing key (\S+)$/.exec(rotated.stdout.trim())?.[1];
     expect(kid).toBeDefined();
     const keys = await idp(remote, 'keys', 'list');
     expect(keys.code).toBe(0);
     const [keyHeader, first, second] = keys.stdout.trimEnd().split('\n');
-    expect(keyHeader).toMatch(/^KID +STATE +CREATED +RETIRED$/);
-    expect(first).toMatch(new RegExp(`^${kid} +active +\\S+ +-$`));
-    expect(second).toMatch(/^\S+ +retired +\S+ +\d{4}-/);
+    expect(keyHeader).toMatch(/^KID +ALG +STATE +CREATED +RETIRED$/);
+    expect(first).toMatch(new RegExp(`^${kid} +RS256 +active +\\S+ +-$`));
+    expect(second).toMatch(/^\S+ +RS256 +retired +\S+ +\d{4}-/);
 
     const revoked = await idp(remote, 'tokens', 'revoke', id);
     expect({ code: revoked.code, stdout: revoked.stdout }).toEqual({ code: 0, stdout: `revoked ${id}\n` });

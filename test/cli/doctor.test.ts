@@ -204,3 +204,25 @@ test('an embedded database that does not exist yet: FAIL, and doctor does not cr
   },
   90_000,
 );
+
+test('an application signing with an algorithm that has no key yet: a warning naming it; ok with the key of each algorithm once it exists', async () => {
+  const env = {
+    ...healthy,
+    NODE_CONFIG: JSON.stringify({
+      applications: [application, { ...application, slug: 'chat', client_id: 'chat', id_token_signed_response_alg: 'EdDSA' }],
+    }),
+  };
+  const before = await runIdp(['doctor'], env);
+  expect(before.code).toBe(0);
+  expect(lineOf(before, 'signing keys')).toBe(
+    'warn signing keys: 1 stored, no active EdDSA key (an application signs with it): `idp serve` creates it at start',
+  );
+
+  // A rotation under this configuration creates the algorithm's key too (as a start of serve would).
+  const rotated = await runIdp(['keys', 'rotate'], env);
+  expect(rotated.stdout).toMatch(/^new active RS256 signing key \S+\nnew active EdDSA signing key \S+\n$/);
+  const after = await runIdp(['doctor'], env);
+  expect(lineOf(after, 'signing keys')).toMatch(
+    /^ok {3}signing keys: 3 stored, active RS256 \S+, EdDSA \S+; all decrypt with secrets\.key/,
+  );
+}, 90_000);

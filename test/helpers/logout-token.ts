@@ -13,16 +13,17 @@ export function logoutTokenOf(hit: Received): string {
   return String(form.logout_token);
 }
 
-/** Verifies signature, iss, aud and typ, and the claims of spec §2.5; returns the payload. */
-export async function verifyLogoutToken(hit: Received, app: TestApp, sub: string): Promise<jose.JWTPayload> {
+/** Verifies signature (with the application's ID-token algorithm), iss, aud and typ, and the claims of spec §2.5; returns the payload. */
+export async function verifyLogoutToken(hit: Received, app: TestApp, sub: string, alg = 'RS256'): Promise<jose.JWTPayload> {
   const jwks = jose.createRemoteJWKSet(new URL(`${app.issuer}jwks/`));
   const { payload, protectedHeader } = await jose.jwtVerify(logoutTokenOf(hit), jwks, {
     issuer: app.issuer,
     audience: app.client_id,
     typ: 'logout+jwt',
-    algorithms: ['RS256'],
+    algorithms: [alg],
   });
   expect(protectedHeader.typ).toBe('logout+jwt');
+  expect(protectedHeader.alg).toBe(alg);
   expect(payload.sub).toBe(sub);
   expect(payload.events).toEqual({ [LOGOUT_EVENT]: {} });
   expect(payload.jti).toEqual(expect.any(String));

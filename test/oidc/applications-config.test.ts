@@ -19,6 +19,9 @@ describe('applications configuration', () => {
     expect((await testSettings()).applications).toEqual([]);
     const [wiki] = (await load([app()])).applications;
     expect(wiki).toMatchObject({ scopes: ['openid', 'profile', 'email'], require_mfa: false, tokens: {}, post_logout_redirect_uris: [] });
+    // The spec's algorithm unless the application says otherwise.
+    expect(wiki!.id_token_signed_response_alg).toBe('RS256');
+    expect((await load([app({ id_token_signed_response_alg: 'EdDSA' })])).applications[0]!.id_token_signed_response_alg).toBe('EdDSA');
   });
 
   test.each([
@@ -149,6 +152,14 @@ describe('applications configuration', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message.startsWith(message)).toBe(true);
     expect((error as Error).message).not.toContain('\n');
+  });
+
+  test.each(['HS256', 'none', 'es256', 'PS256'])('id_token_signed_response_alg %s is refused with one line naming the key', async (alg) => {
+    const error = await load([app({ id_token_signed_response_alg: alg })]).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(
+      'config: applications[0].id_token_signed_response_alg must be one of RS256, ES256, EdDSA (application "wiki")',
+    );
   });
 
   test('an http loopback backchannel URI is accepted when webhooks.allow_insecure_loopback is set, as the sender does', async () => {

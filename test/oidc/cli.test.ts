@@ -48,10 +48,12 @@ test('serve publishes each application: discovery with the shared endpoints and 
 
   const rotated = await runIdp(['keys', 'rotate'], env);
   expect(rotated.code).toBe(0);
-  const kid = /new active signing key (\S+)/.exec(rotated.stdout)![1]!;
+  // Only RS256 is in use (no application asks for another algorithm): one new key.
+  expect(rotated.stdout).toMatch(/^new active RS256 signing key \S+\n$/);
+  const kid = /new active RS256 signing key (\S+)/.exec(rotated.stdout)![1]!;
   const listed = await runIdp(['keys', 'list'], env);
-  expect(listed.stdout).toMatch(new RegExp(`${kid}\\s+active`));
-  expect(listed.stdout).toMatch(new RegExp(`${firstKid}\\s+retired`));
+  expect(listed.stdout).toMatch(new RegExp(`${kid}\\s+RS256\\s+active`));
+  expect(listed.stdout).toMatch(new RegExp(`${firstKid}\\s+RS256\\s+retired`));
 
   server = await startServe(serveEnv);
   try {

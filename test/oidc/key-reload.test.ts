@@ -4,12 +4,13 @@
  * tokens, the SSO session, a sign-in under way) keeps working. On PostgreSQL, across two replicas.
  */
 import * as jose from 'jose';
-import { rotateSigningKey } from '../../src/domain/signing-keys.js';
+import { rotateSigningKeys } from '../../src/domain/signing-keys.js';
 import { logoutTokenSigner } from '../../src/oidc/logout-token.js';
 import { workerLogoutSigner } from '../../src/oidc/worker-signer.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { openDatabase } from '../../src/store/database.js';
 import { createStore } from '../../src/store/store.js';
+import { eventually } from '../helpers/eventually.js';
 import { engines, openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { PASSWORD, startOidcServer, type OidcTestServer, type TestApp } from '../helpers/oidc-server.js';
 import { CookieClient, httpSignIn, pkceRequest, redeemCode, submit, type HttpResponse } from '../helpers/http-client.js';
@@ -17,18 +18,11 @@ import { CookieClient, httpSignIn, pkceRequest, redeemCode, submit, type HttpRes
 const CALLBACK = 'http://127.0.0.1:1/cb';
 const RELOAD = { keys: { reload_seconds: 0.2 } };
 
-/** Polls `probe` until it returns a value, for at most `timeoutMs`. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const kidOf = (jwt: string) => jose.decodeProtectedHeader(jwt).kid;
+
+/** As `idp keys rotate` does it, for applications that all sign with RS256: the new RS256 kid. */
+const rotateSigningKey = async (store: OidcTestServer['store'], secret: string) =>
+  (await rotateSigningKeys(store, secret, ['RS256']))[0]!.kid;
 
 async function jwksOf(app: TestApp): Promise<jose.JSONWebKeySet> {
   const response = await fetch(`${app.issuer}jwks/`);

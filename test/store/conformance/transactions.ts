@@ -100,7 +100,7 @@ export function runTransactionConformance(open: Open, backend: Backend): void {
         store.transaction(async (tx) => {
           await tx.mfa.savePendingTotp(row.id, 'v1.tx');
           await tx.mfa.replaceRecoveryCodes(row.id, ['tx-code']);
-          await tx.signingKeys.activate({ kid: 'tx-key', encrypted_jwk: 'x' }, new Date());
+          await tx.signingKeys.activate([{ kid: 'tx-key', alg: 'ES256', encrypted_jwk: 'x' }], new Date());
           throw new Error('roll back');
         }),
       ).rejects.toThrow('roll back');
