@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomBytes, type KeyPairKeyObjectResult } from 'node:crypto';
 import Provider, { type Adapter, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
 import type { SigningAlg } from '../../src/settings/signing-algorithms.js';
-import { algClientId, announce, LOOPS, OTHER_ALGS, seedSignedWith, seedTokens, SCOPE } from './fixture.js';
+import { algClientId, announce, OTHER_ALGS, SCOPE } from './fixture.js';
+import { signedInFixture, type SignIn } from './signed-in-fixture.js';
 
 const ACCOUNT = '6f1c7a4e-8d55-4c61-9a0e-2f0c1d2b3a4f';
 const claims = {
@@ -131,25 +132,31 @@ const provider = new Provider(url, {
     Session: 14 * 86400,
   },
 });
-server.on('request', provider.callback());
+const engine = provider.callback();
+// The sign-in: the engine's interaction page signs the person in at once (the service checks a password there).
+server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+  if (!req.url?.startsWith('/interaction/')) return engine(req, res);
+  provider
+    .interactionFinished(req, res, { login: { accountId: ACCOUNT, amr: ['pwd'] } }, { mergeWithLastSubmission: false })
+    .catch((error: Error) => res.writeHead(400).end(error.message));
+});
 
-const seeded = await seedTokens(provider, { clientId: 'bench', accountId: ACCOUNT, cookieKeys, count: LOOPS * 2 });
-const signedWith = await seedSignedWith(() => provider, { client, accountId: ACCOUNT, count: LOOPS });
+const paths = {
+  discovery: '/.well-known/openid-configuration',
+  jwks: '/jwks',
+  authorize: '/auth',
+  token: '/token',
+  userinfo: '/me',
+  introspection: '/token/introspection',
+};
+const signIn: SignIn = (jar, interactionUrl) => jar.get(interactionUrl);
 announce({
   name: 'bare engine',
   url,
   pid: process.pid,
-  paths: {
-    discovery: '/.well-known/openid-configuration',
-    jwks: '/jwks',
-    authorize: '/auth',
-    token: '/token',
-    userinfo: '/me',
-    introspection: '/token/introspection',
-  },
+  paths,
   client,
   machine: { id: 'machine', secret: 'machine-secret-0123456789', scope: 'reports:read' },
-  ...seeded,
-  signedWith,
+  ...(await signedInFixture({ url, paths }, client, () => signIn)),
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

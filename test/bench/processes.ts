@@ -1,9 +1,10 @@
 /** Starts a benchmark server as its own process and waits for its READY line; stops it by its pid. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchFixture } from './fixture.js';
+import { ROOT } from '../helpers/paths.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -13,11 +14,25 @@ export interface Running<T> {
   stop(): Promise<void>;
 }
 
+let built = false;
+/** The service runs from dist/ (service-process.ts): compiled once per bench run, from the code as it is. */
+function buildOnce() {
+  if (built || process.env.BENCH_START === 'npm') return;
+  execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
+  built = true;
+}
+
 export async function startProcess<T = BenchFixture>(
   script: string,
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
 ): Promise<Running<T>> {
+  if (script === 'service-process.ts') {
+    // The launcher passes the node flags (--cpu-prof…) on to the service it starts.
+    buildOnce();
+    env = { ...env, BENCH_NODE_ARGS: nodeArgs.join(' ') };
+    nodeArgs = [];
+  }
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(here, script)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

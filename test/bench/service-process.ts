@@ -1,139 +1,155 @@
 /**
- * The service for `npm run bench`, as `idp serve` runs it in production: PostgreSQL (a fresh database on
- * TEST_DATABASE_URL's server), Redis for rate limits when REDIS_URL is set, one process. Runs as its own process;
- * prints READY with its fixture (tokens and a session made with the engine's models, stored by our adapter).
+ * The service for `npm run bench`, started as its users start it: the compiled `node dist/src/main.js serve`
+ * with NODE_ENV=production (BENCH_START=npm: the command `npm start` runs, through tsx, without NODE_ENV), on
+ * the default settings — a request log line on stdout (drained here, as a log collector would), the database pool,
+ * the read cache, Redis rate limits — and a fresh PostgreSQL database over its socket. Only the applications come
+ * from NODE_CONFIG (and, for the webhook measurement, the embedded workers). People are created through the API
+ * and sign in over HTTP with their passwords. This process only launches and prepares: it prints READY with the
+ * fixture, whose pid is the service's (for bench:cpu and bench:profile), and stops the service on SIGTERM.
  */
-import http from 'node:http';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { startService } from '../../src/service.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { openDatabase } from '../../src/store/database.js';
-import { migrateToLatest } from '../../src/store/migrate.js';
-import { createStore } from '../../src/store/store.js';
-import { loadSettings } from '../../src/settings/load.js';
-import { createUser } from '../../src/domain/users.js';
-import { hashPassword } from '../../src/domain/passwords.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { createPostgresDatabase } from '../helpers/database.js';
+import { freePort } from '../helpers/ports.js';
+import { ROOT } from '../helpers/paths.js';
 import { benchDatabaseUrl } from './database-url.js';
-import { algClientId, announce, LOOPS, OTHER_ALGS, seedSignedWith, seedTokens, SIGN_IN_LOOPS } from './fixture.js';
-import { API_SCOPES, createApiToken } from '../../src/domain/api-tokens.js';
+import { algClientId, announce, OTHER_ALGS, SIGN_IN_LOOPS, LOOPS, type BenchFixture } from './fixture.js';
+import { call, expectStatus } from './loops.js';
+import { signedInFixture } from './signed-in-fixture.js';
+import { withPassword } from './sign-in-flow.js';
 
 const BENCH_PASSWORD = 'correct horse battery staple';
+const BCRYPT_COST = 12; // the default (passwords.bcrypt_cost), which the sign-in measurement reports
+const API_TOKEN = `bench_${'a'.repeat(40)}`;
+const start = process.env.BENCH_START === 'npm' ? 'npm' : 'dist';
 
 const created = await createPostgresDatabase();
-const pg = { ...created, url: benchDatabaseUrl(created.url) };
-const database = await openDatabase({ url: pg.url, poolSize: 20 });
-await migrateToLatest(database.db);
-const store = createStore(database.db);
-
-const server = http.createServer();
-server.listen(0, '127.0.0.1');
-await once(server, 'listening');
-const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const databaseUrl = benchDatabaseUrl(created.url);
+const dataDir = await mkdtemp(path.join(os.tmpdir(), 'idp-bench-'));
+const port = await freePort();
+const url = `http://127.0.0.1:${port}`;
 const redirectUri = 'http://127.0.0.1:1/cb';
 const client = { id: 'bench', secret: 'bench-secret-0123456789', redirectUri };
-const redis = Boolean(process.env.REDIS_URL);
 // BENCH_WEBHOOK_URL: a process that delivers webhooks (the embedded workers) to the driver's receiver.
 const webhookUrl = process.env.BENCH_WEBHOOK_URL;
-const settings = await loadSettings({
-  overrides: {
-    issuer: { base_url: url },
-    secrets: { key: 'b'.repeat(64) },
-    log: { level: 'silent' },
-    ...(redis ? { redis: { url: process.env.REDIS_URL, prefix: `bench${process.pid}` } } : {}),
-    applications: [
-      { slug: 'bench', name: 'Bench', client_id: 'bench', client_secret: 'bench-secret-0123456789', redirect_uris: [redirectUri] },
-      // The same application signing its ID tokens with ES256 and with EdDSA (the `(ES256)` and `(EdDSA)` scenarios).
-      ...OTHER_ALGS.map((alg) => ({
-        slug: algClientId(alg),
-        name: `Bench ${alg}`,
-        client_id: algClientId(alg),
-        client_secret: client.secret,
-        redirect_uris: [redirectUri],
-        id_token_signed_response_alg: alg,
-      })),
-      {
-        slug: 'machine',
-        name: 'Machine',
-        client_id: 'machine',
-        client_secret: 'machine-secret-0123456789',
-        grant_types: ['client_credentials'],
-        api_scopes: ['reports:read'],
-        resource_server: true,
-      },
-      ...(webhookUrl
-        ? [
-            {
-              slug: 'hooks',
-              name: 'Hooks',
-              client_id: 'hooks',
-              client_secret: 'hooks-secret-0123456789',
-              redirect_uris: [redirectUri],
-              webhook: { url: webhookUrl, secret: 'hook-secret-0123456789' },
-            },
-          ]
-        : []),
-    ],
-    database: { url: pg.url, pool_size: 20 },
-    webhooks: { allow_insecure_loopback: true },
-    worker: { concurrency: 100 },
-    // One API token makes every request of the search measurements.
-    rate_limits: { api_per_minute: 1_000_000 },
-  },
+const app = (slug: string, extra: object = {}) => ({
+  slug,
+  name: slug,
+  client_id: slug,
+  client_secret: client.secret,
+  redirect_uris: [redirectUri],
+  ...extra,
 });
-const service = await startService(settings, {
-  store,
-  database,
-  server,
-  logger: createLogger('silent'),
-  redis,
-  workers: Boolean(webhookUrl),
-});
-const user = await createUser(store, { username: 'ada@example.com', email: 'ada@example.com', name: 'Ada Lovelace' });
-// People for the password sign-ins: one each per loop (the per-account counters count every attempt).
-const people: string[] = [];
-for (let i = 0; i < SIGN_IN_LOOPS; i += 1) {
-  const person = await createUser(store, { username: `person${i}@example.com`, email: `person${i}@example.com`, name: `Person ${i}` });
-  await store.credentials.setPasswordHash(person.pk, await hashPassword(BENCH_PASSWORD, settings.passwords.bcrypt_cost));
-  people.push(person.email);
-}
-const { token: apiToken } = await createApiToken(store, { name: 'bench', scopes: [...API_SCOPES] });
+const config = {
+  redis: { prefix: `bench${process.pid}` },
+  applications: [
+    app('bench'),
+    // The same application signing its ID tokens with ES256 and with EdDSA (the `(ES256)` and `(EdDSA)` scenarios).
+    ...OTHER_ALGS.map((alg) => app(algClientId(alg), { id_token_signed_response_alg: alg })),
+    {
+      slug: 'machine',
+      name: 'Machine',
+      client_id: 'machine',
+      client_secret: 'machine-secret-0123456789',
+      grant_types: ['client_credentials'],
+      api_scopes: ['reports:read'],
+      resource_server: true,
+    },
+    ...(webhookUrl ? [app('hooks', { webhook: { url: webhookUrl, secret: 'hook-secret-0123456789' } })] : []),
+  ],
+  ...(webhookUrl ? { webhooks: { allow_insecure_loopback: true }, worker: { embedded: true, concurrency: 100 } } : {}),
+  // One API token makes every request of the search measurements.
+  rate_limits: { api_per_minute: 1_000_000 },
+};
 
-const seeded = await seedTokens(service.providers.bySlug.get('bench')!.provider, {
-  clientId: 'bench',
-  accountId: user.uuid,
-  cookieKeys: service.providers.cookieKeys,
-  count: LOOPS * 2,
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const command = start === 'npm' ? [...nodeArgs, '--import', 'tsx', 'src/main.ts', 'serve'] : [...nodeArgs, 'dist/src/main.js', 'serve'];
+const { NODE_ENV: _unset, ...inherited } = process.env;
+const service = spawn(process.execPath, command, {
+  cwd: ROOT,
+  env: {
+    ...inherited,
+    ...(start === 'dist' ? { NODE_ENV: 'production' } : {}),
+    NODE_CONFIG: JSON.stringify(config),
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    SECRET_KEY: 'b'.repeat(64),
+    IDP_BOOTSTRAP_TOKEN: API_TOKEN,
+    IDP_DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    BASE_URL: url,
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
 });
-const signedWith = await seedSignedWith((alg) => service.providers.bySlug.get(algClientId(alg))!.provider, {
-  client,
-  accountId: user.uuid,
-  count: LOOPS,
+service.stdout!.resume(); // the log lines, read and dropped
+let stopping = false;
+service.once('exit', (code) => {
+  if (!stopping) {
+    console.error(`the service exited with ${code}`);
+    process.exit(1);
+  }
 });
+
+const deadline = Date.now() + 60_000;
+for (;;) {
+  const ready = await call(`${url}/-/health/ready/`).catch(() => null);
+  if (ready?.status === 200) break;
+  if (Date.now() > deadline) throw new Error('the service did not become ready within 60 s');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+const api = async (method: string, apiPath: string, body: object, status: number) =>
+  expectStatus(
+    await call(`${url}/api/v3/core${apiPath}`, {
+      method,
+      headers: { Authorization: `Bearer ${API_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+    status,
+    `${method} ${apiPath}`,
+  );
+/** One person per browser loop and per sign-in loop (the per-account counters count every attempt). */
+async function person(name: string): Promise<string> {
+  const email = `${name}@example.com`;
+  const { pk } = JSON.parse((await api('POST', '/users/', { username: email, email, name }, 201)).body) as { pk: number };
+  await api('POST', `/users/${pk}/set_password/`, { password: BENCH_PASSWORD }, 204);
+  return email;
+}
+const browsers: string[] = [];
+for (let i = 0; i < LOOPS; i += 1) browsers.push(await person(`browser${i}`));
+const people: string[] = [];
+for (let i = 0; i < SIGN_IN_LOOPS; i += 1) people.push(await person(`person${i}`));
+
+const paths: BenchFixture['paths'] = {
+  discovery: '/application/o/bench/.well-known/openid-configuration',
+  jwks: '/application/o/bench/jwks/',
+  authorize: '/application/o/authorize/',
+  token: '/application/o/token/',
+  userinfo: '/application/o/userinfo/',
+  introspection: '/application/o/introspect/',
+};
 announce({
   name: 'service',
   url,
-  pid: process.pid,
-  paths: {
-    discovery: '/application/o/bench/.well-known/openid-configuration',
-    jwks: '/application/o/bench/jwks/',
-    authorize: '/application/o/authorize/',
-    token: '/application/o/token/',
-    userinfo: '/application/o/userinfo/',
-    introspection: '/application/o/introspect/',
-  },
+  pid: service.pid!,
+  paths,
   client,
   // The introspecting caller is a resource server (ours: its own endpoint); the bare engine lets any client introspect.
   machine: { id: 'machine', secret: 'machine-secret-0123456789', scope: 'reports:read' },
-  ...seeded,
-  signedWith,
-  extras: { apiToken, databaseUrl: pg.url, people, password: BENCH_PASSWORD, bcryptCost: settings.passwords.bcrypt_cost },
+  ...(await signedInFixture({ url, paths }, client, (loop) => withPassword(browsers[loop]!, BENCH_PASSWORD))),
+  extras: { apiToken: API_TOKEN, databaseUrl, people, password: BENCH_PASSWORD, bcryptCost: BCRYPT_COST },
 });
+
 process.on('SIGTERM', () => {
-  void service.close().then(async () => {
-    await database.close();
-    await pg.drop();
+  stopping = true;
+  service.kill('SIGTERM');
+  void once(service, 'exit').then(async () => {
+    await created.drop();
+    await rm(dataDir, { recursive: true, force: true });
     process.exit(0);
   });
 });
