@@ -20,7 +20,11 @@ const SECRET_FIELDS = [
   'code_verifier',
 ];
 
-/** `destination` defaults to stdout; tests pass a stream to read what was logged. */
+/**
+ * `destination` defaults to stdout, written asynchronously: a line waits only while the previous write is under way,
+ * so under load lines leave in batches (one system call for many, instead of one per request) and an idle service's
+ * lines leave at once. pino flushes what waits when the process exits. Tests pass a stream to read what was logged.
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
     level,
@@ -32,5 +36,5 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     redact: { paths: SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.headers.${field}`]), censor: '[redacted]' },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }

@@ -66,7 +66,9 @@ const config = {
 };
 
 const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const command = start === 'npm' ? [...nodeArgs, '--import', 'tsx', 'src/main.ts', 'serve'] : [...nodeArgs, 'dist/src/main.js', 'serve'];
+// BENCH_ENTRY: another build of the service (e.g. an earlier commit's dist/, to compare two versions side by side).
+const entry = process.env.BENCH_ENTRY ?? 'dist/src/main.js';
+const command = start === 'npm' ? [...nodeArgs, '--import', 'tsx', 'src/main.ts', 'serve'] : [...nodeArgs, entry, 'serve'];
 const { NODE_ENV: _unset, ...inherited } = process.env;
 const service = spawn(process.execPath, command, {
   cwd: ROOT,
