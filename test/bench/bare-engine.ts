@@ -123,7 +123,7 @@ const provider = new Provider(url, {
   expiresWithSession: async () => false,
   ttl: {
     AuthorizationCode: 60,
-    AccessToken: 300,
+    AccessToken: 3600, // the fixture's tokens are introspected minutes after the sign-ins (as the service's bench config)
     ClientCredentials: 300,
     IdToken: 300,
     RefreshToken: 30 * 86400,

@@ -45,6 +45,8 @@ const app = (slug: string, extra: object = {}) => ({
 });
 const config = {
   redis: { prefix: `bench${process.pid}` },
+  // The fixture's access tokens are introspected minutes after the sign-ins: an hour, as on the bare engine.
+  tokens: { access_token_ttl: 3600 },
   applications: [
     app('bench'),
     // The same application signing its ID tokens with ES256 and with EdDSA (the `(ES256)` and `(EdDSA)` scenarios).
