@@ -20,6 +20,10 @@ export const statusOf = (error: unknown): number => {
 };
 
 export function logRequests(logger: Logger) {
+  // A request line is built here from four fields that never hold a secret, so it skips the logger's redaction
+  // (a walk of every line for fields named like a secret: about 40 µs a line, a seventh of a JWKS request's CPU).
+  // Failures keep it: their error may carry anything.
+  const lines = logger.child({}, { redact: { paths: [] } });
   return async function logRequest(ctx: Context, next: Next) {
     const started = performance.now();
     const line = () => ({ method: ctx.method, path: loggablePath(ctx.path), ms: Math.round(performance.now() - started) });
@@ -28,10 +32,10 @@ export function logRequests(logger: Logger) {
     } catch (error) {
       const status = statusOf(error);
       if (status >= 500) logger.error({ ...line(), status, err: error }, 'request failed');
-      else if (logger.isLevelEnabled('info')) logger.info({ ...line(), status }, 'request');
+      else if (lines.isLevelEnabled('info')) lines.info({ ...line(), status }, 'request');
       throw error;
     }
     // Nothing is built for a line that would not be written (log.level warn or above).
-    if (logger.isLevelEnabled('info')) logger.info({ ...line(), status: ctx.status }, 'request');
+    if (lines.isLevelEnabled('info')) lines.info({ ...line(), status: ctx.status }, 'request');
   };
 }

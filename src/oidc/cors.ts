@@ -8,8 +8,19 @@ import type { Context } from 'koa';
 const ALLOWED_HEADERS = 'Authorization, Content-Type, DPoP';
 const EXPOSED_HEADERS = 'WWW-Authenticate, DPoP-Nonce';
 
+/** The CORS headers the engine (lib/shared/cors.js) or anything else may have set: the decision here replaces them. */
+const CORS_HEADERS = [
+  'Access-Control-Allow-Origin',
+  'Access-Control-Expose-Headers',
+  'Access-Control-Allow-Methods',
+  'Access-Control-Allow-Headers',
+  'Access-Control-Allow-Credentials',
+  'Access-Control-Max-Age',
+];
+
+// By name rather than by listing the answer's headers: this runs on every protocol request.
 function clear(ctx: Context) {
-  for (const name of Object.keys(ctx.response.headers)) if (name.toLowerCase().startsWith('access-control-')) ctx.remove(name);
+  for (const name of CORS_HEADERS) ctx.remove(name);
 }
 
 /** An answer to a preflight (OPTIONS with Access-Control-Request-Method): 204, with the grant only for allowed origins. */
@@ -26,13 +37,16 @@ export function answerPreflight(ctx: Context, allowed: (origin: string) => boole
   });
 }
 
-/** After the engine answered: the response may be read by the caller's origin only when the application allows it. */
-export function allowOrigin(ctx: Context, origins: string[] | undefined): void {
+/**
+ * After the engine answered: the response may be read by the caller's origin only when the application allows it
+ * (`origins` is asked only when the request has an Origin).
+ */
+export function allowOrigin(ctx: Context, origins: () => readonly string[] | undefined): void {
   clear(ctx);
   const origin = ctx.get('Origin');
   if (!origin) return;
   ctx.vary('Origin');
-  if (!origins?.includes(origin)) return;
+  if (!origins()?.includes(origin)) return;
   ctx.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED_HEADERS });
 }
 

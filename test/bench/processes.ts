@@ -17,7 +17,8 @@ export interface Running<T> {
 let built = false;
 /** The service runs from dist/ (service-process.ts): compiled once per bench run, from the code as it is. */
 function buildOnce() {
-  if (built || process.env.BENCH_START === 'npm') return;
+  // npm start's command runs the sources; BENCH_ENTRY names a build made beforehand (an A/B of two versions).
+  if (built || process.env.BENCH_START === 'npm' || process.env.BENCH_ENTRY) return;
   execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
   built = true;
 }

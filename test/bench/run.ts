@@ -75,7 +75,9 @@ const report = [
   `Protocol requests: ${LOOPS} concurrent loops over keep-alive connections, ${seconds} s per scenario and server, ${rounds} rounds interleaved: the median of each rate, and the median of the rounds' ratios. ` +
     'Bare engine: oidc-provider with its in-memory adapter and the same protocol settings (PKCE, claims, lifetimes, refresh rotation) and signing keys (RSA 2048, P-256, Ed25519). ' +
     'ID tokens are signed with RS256, except in the rows marked (ES256) and (EdDSA): the same requests for an application signing with that algorithm, on both servers. ' +
-    'Service: PostgreSQL store (pool 20), Redis rate limits, one process. Each server is its own process; the load comes from a third.',
+    'Service: started as its users start it (`node dist/src/main.js serve`, NODE_ENV=production, default settings: request log on stdout at info, ' +
+    'PostgreSQL pool 10, Redis rate limits), one process; on both servers the sessions and tokens come from sign-ins over HTTP. ' +
+    'Each server is its own process; the load comes from a third.',
   '',
   '| scenario | bare engine /s | service /s | ratio | service p50 ms | service p95 ms |',
   '|---|---|---|---|---|---|',

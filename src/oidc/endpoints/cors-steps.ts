@@ -9,7 +9,7 @@ export const allowApplicationOrigins: Step = async function allowApplicationOrig
     await next();
   } finally {
     const { application } = ctx.state;
-    allowOrigin(ctx, application && allowedOrigins(application.app));
+    allowOrigin(ctx, () => application && allowedOrigins(application.app));
   }
 };
 
