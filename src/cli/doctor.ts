@@ -53,7 +53,11 @@ async function doctor(): Promise<number> {
     settings = await loadSettings({ readOnly: true });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    return report([fail('config', `${error.message.replace(/^config: /, '')}; nothing else was checked`)], []);
+    // Every problem on its own line; the last says that the other checks wait for the configuration.
+    const problems = error.problems.map((problem, i, all) =>
+      fail('config', `${problem.replace(/^config: /, '')}${i === all.length - 1 ? '; nothing else was checked' : ''}`),
+    );
+    return report(problems, []);
   }
   const findings = [ok('config', describeConfig(settings)), checkIssuer(settings), ...checkApplications(settings)];
   // Side by side, so unreachable services cost one timeout rather than their sum. Except beside PGlite: it starts on
@@ -73,7 +77,7 @@ async function doctor(): Promise<number> {
 function report(findings: Finding[], secrets: string[]): number {
   const mask = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('***'), text);
   for (const { status, check, detail } of findings) print(mask(`${status.padEnd(4)} ${check}: ${detail}`));
-  const failed = findings.filter((finding) => finding.status === 'FAIL').map((finding) => finding.check);
+  const failed = [...new Set(findings.filter((finding) => finding.status === 'FAIL').map((finding) => finding.check))];
   if (!failed.length) return 0;
   process.stderr.write(`doctor: ${failed.length} check${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}\n`);
   return 1;
