@@ -40,11 +40,12 @@ export function runIdp(args: string[], env: Record<string, string | undefined> =
   });
 }
 
-/** Starts `idp serve` and resolves once it printed its URL; collects everything it prints. */
+/** Starts `idp serve` (on any free port unless `args` say otherwise) and resolves once it printed its URL; collects everything it prints. */
 export async function startServe(
   env: Record<string, string | undefined>,
-): Promise<{ url: string; output: () => string; stop(): Promise<number | null> }> {
-  const child = startIdp(['serve', '--port', '0'], env);
+  args: string[] = ['serve', '--port', '0'],
+): Promise<{ url: string; output: () => string; signal(name: NodeJS.Signals): void; stop(): Promise<number | null> }> {
+  const child = startIdp(args, env);
   let output = '';
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
@@ -63,6 +64,7 @@ export async function startServe(
   return {
     url,
     output: () => output,
+    signal: (name) => void child.kill(name),
     stop: () =>
       new Promise((resolve) => {
         child.on('exit', (code) => resolve(code));
