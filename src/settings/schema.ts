@@ -123,7 +123,7 @@ export const settingsSchema = {
       },
       port: int(
         0,
-        'When not 0, /metrics is served on its own listener at server.host:port (for a scraper on a private network) and not on the main one; the token still applies when set.',
+        'When not 0, /metrics is served on its own listener at server.host:port (for a scraper on a private network) and not on the main one; the token still applies when set. That listener also answers /-/health/live/ and /-/health/ready/ (unauthenticated): the health check of `idp worker`, which has no other.',
         65535,
       ),
     }),
