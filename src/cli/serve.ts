@@ -20,7 +20,7 @@ export async function serve(options: { port?: string; host?: string }): Promise<
   const { startService } = await import('../service.js');
   const server = await listenFirst(settings);
   const service = await startService(settings, { server }).catch(async (error: unknown) => {
-    await new Promise((resolve) => server?.close(resolve));
+    if (server) await new Promise((resolve) => server.close(resolve));
     throw error;
   });
   const { logger } = service;

@@ -110,7 +110,7 @@ describe('every problem, in plain words', () => {
         applications: [
           app('wiki', { redirect_uris: ['http://wiki.example.com/cb'], scopes: ['profile'] }),
           app('crm', { backchannel_logout_uri: 'http://crm.example.com/bc' }),
-          app('Bad Slug', {}),
+          app('Bad Slug', { client_id: 'bad-slug', redirect_uris: ['https://bad.example.com/cb'] }),
         ],
       },
       readOnly: true,
