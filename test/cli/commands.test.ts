@@ -137,4 +137,4 @@ test('users list, deactivate and reactivate; groups list, add-member and remove-
   const noGroup = await idp('groups', 'add-member', 'no-such-group', 'bob-cli@example.com');
   expect(noGroup.code).toBe(1);
   expect(lastLine(noGroup.stderr)).toBe('group "no-such-group" not found');
-}, 120_000);
+}, 300_000);

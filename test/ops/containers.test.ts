@@ -9,7 +9,7 @@ import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Koa from 'koa';
-import { load as parseYaml } from 'js-yaml';
+import { CORE_SCHEMA, load as parseYaml, mergeTag } from 'js-yaml';
 import { healthRouter, type ReadinessCheck } from '../../src/observability/health.js';
 import { ROOT } from '../helpers/paths.js';
 import { freePort } from '../helpers/ports.js';
@@ -420,7 +420,11 @@ interface Service {
   healthcheck?: { test?: string[] | string; disable?: boolean };
 }
 const composeText = read('compose.yaml');
-const compose = parseYaml(composeText) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
+// Merge keys (`<<: *anchor`) as compose reads them; js-yaml 5's default schema leaves them out.
+const compose = parseYaml(composeText, { schema: CORE_SCHEMA.withTags(mergeTag) }) as {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+};
 const services = compose.services;
 /** What compose reads from .env: the secret key and the database password (everything else has a default). */
 const dotEnv = { SECRET_KEY: 'a'.repeat(64), POSTGRES_PASSWORD: 'p'.repeat(32) };
@@ -479,7 +483,7 @@ describe('compose.yaml', () => {
 
   test('every ${…} is valid interpolation, and neither the secret key nor the database password has a default', () => {
     expect(() => interpolateDeep(compose, dotEnv)).not.toThrow();
-    expect(() => environmentOf(services.app!, {})).toThrow(/SECRET_KEY/);
+    expect(() => environmentOf(services.app!, { POSTGRES_PASSWORD: dotEnv.POSTGRES_PASSWORD })).toThrow(/SECRET_KEY/);
     for (const name of ['app', 'worker', 'postgres'])
       expect(() => environmentOf(services[name]!, { SECRET_KEY: dotEnv.SECRET_KEY })).toThrow(/POSTGRES_PASSWORD/);
     expect(composeText).not.toMatch(/POSTGRES_PASSWORD:-/);
@@ -498,7 +502,7 @@ describe('compose.yaml', () => {
     expect(services.redis!.command).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction'])); // BullMQ loses jobs otherwise
   });
 
-  test('app publishes the configured port and is healthy only when ready; the worker (no HTTP) turns the image check off', async () => {
+  test('app publishes the configured port and is healthy only when ready; the worker publishes none', async () => {
     const port = String(defaults.server.port);
     expect(services.app!.ports).toHaveLength(1);
     expect(services.app!.ports![0]!.split(':').at(-1)).toBe(port);
