@@ -19,7 +19,7 @@ describe('the public URL follows the listener when BASE_URL is not set', () => {
     port = await freePort();
     env = { PORT: String(port), IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-public-url-')), DATABASE_URL: '' };
     serve = await startServe(env, ['serve']);
-  }, 90_000);
+  }, 200_000);
   afterAll(() => serve?.stop());
 
   test('PORT=<port> idp serve: the public URL is http://localhost:<port>, and /account/ redirects there', async () => {
@@ -77,7 +77,7 @@ test('idp serve --port 0 without BASE_URL: the public URL names the port it got'
   } finally {
     await serve.stop();
   }
-}, 90_000);
+}, 200_000);
 
 test('a configured BASE_URL is kept whatever the port', async () => {
   const result = await runIdp(['config', 'check'], { PORT: '9411', BASE_URL: 'https://id.example.com' });

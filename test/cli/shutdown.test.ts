@@ -86,7 +86,7 @@ test('Ctrl-C under npm start (two SIGINTs): the second does not cut the graceful
   const repeated = lines.filter((line) => line.msg.startsWith('already stopping gracefully'));
   expect(repeated.length).toBeGreaterThanOrEqual(1);
   expect(repeated[0]!.msg).toContain('requests in flight get up to 20 s');
-}, 90_000);
+}, 240_000);
 
 test('SIGTERM to `npm start` stops the service itself: nothing is left holding the port', async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-npm-start-')) };

@@ -49,7 +49,8 @@ export async function startServe(
   let output = '';
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
+    // Generous: a first start creates and migrates the embedded database, slow on a busy machine.
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 150_000);
     child.stdout!.on('data', (chunk) => {
       output += chunk;
       const match = /listening on (http:\/\/[^\s]+)/.exec(output);
