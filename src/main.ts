@@ -9,12 +9,14 @@ import { serve } from './cli/serve.js';
 import { tokenCommands } from './cli/tokens.js';
 import { configCommands } from './cli/config.js';
 import { deliveryCommands } from './cli/deliveries.js';
-import { directoryCommands } from './cli/directory.js';
+import { userCommands } from './cli/users.js';
+import { groupCommands } from './cli/groups.js';
 import { keyCommands } from './cli/keys.js';
 import { webhookCommands } from './cli/webhooks.js';
 import { auditCommands } from './cli/audit.js';
 import { doctorCommands } from './cli/doctor.js';
 import { withRuntime, print } from './cli/context.js';
+import { migrations } from './store/migrate.js';
 
 /** package.json's version: beside src/ when run from source, two levels up when built into dist/src/. */
 function packageVersion(): string {
@@ -48,14 +50,21 @@ program
   .command('migrate')
   .description('apply database migrations and exit')
   .action(async () => {
-    // openRuntime migrates; this command only reports.
-    await withRuntime(async ({ database }) => print(`database (${database.engine}) is at the latest schema`));
+    // openRuntime migrates; this command reports what it did.
+    await withRuntime(async ({ database, applied }) => {
+      const latest = Object.keys(migrations).at(-1);
+      if (!applied.length) return print(`nothing to apply: the database (${database.engine}) already has the latest schema (${latest})`);
+      print(
+        `applied ${applied.length} migration${applied.length === 1 ? '' : 's'} to the database (${database.engine}): ${applied.join(', ')}`,
+      );
+    });
   });
 
 tokenCommands(program);
 configCommands(program);
 deliveryCommands(program);
-directoryCommands(program);
+userCommands(program);
+groupCommands(program);
 keyCommands(program);
 webhookCommands(program);
 auditCommands(program);

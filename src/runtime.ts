@@ -10,6 +10,8 @@ import type { Store } from './store/contract.js';
 export interface Runtime {
   database: Database;
   store: Store;
+  /** The migrations this opening applied (empty: the schema was current already). */
+  applied: string[];
   close(): Promise<void>;
 }
 
@@ -22,9 +24,10 @@ export async function openRuntime(settings: Settings): Promise<Runtime> {
       poolSize: settings.database.pool_size,
       dataDir: embedded ? path.join(settings.data_dir, 'db') : undefined,
     });
-    await migrateToLatest(database.db);
+    const applied = await migrateToLatest(database.db);
     return {
       database,
+      applied,
       store: createStore(database.db),
       async close() {
         await database.close();

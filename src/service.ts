@@ -193,7 +193,7 @@ export async function startService(settings: Settings, options: ServiceOptions =
         readCache: cache && (() => ({ live: cache.live, entries: cache.size })),
       }),
     );
-    const metricsServer = await startMetricsServer(settings);
+    const metricsServer = await startMetricsServer(settings, [{ name: 'database', check: () => store.probe() }, ...readiness]);
     if (metricsServer) closers.push(() => new Promise<void>((resolve) => metricsServer.close(() => resolve())));
 
     return {
@@ -226,9 +226,13 @@ export async function startWorkerService(
   const runtime = await openRuntime(settings);
   const sign = workerLogoutSigner(settings, runtime.store, logger.child({ component: 'oidc' }));
   const workers = startWorkers(runtime.store, settings, logger, sign);
-  // A worker has no web listener: with metrics.port it serves /metrics there (its delivery counters live here).
+  // A worker has no web listener: with metrics.port it serves /metrics there (its delivery counters live here), and
+  // the health routes: ready while its database and Redis answer.
   const unwatch = watchService({ queues: () => workers.jobCounts(), pool: runtime.database.poolUsage });
-  const metricsServer = await startMetricsServer(settings);
+  const metricsServer = await startMetricsServer(settings, [
+    { name: 'database', check: () => runtime.store.probe() },
+    { name: 'redis', check: () => workers.ping() },
+  ]);
   return {
     engine: runtime.database.engine,
     async close() {

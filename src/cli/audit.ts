@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { listAudit } from '../domain/audit-view.js';
 import { UUID } from '../uuid.js';
+import { AUDIT_ACTIONS, isAuditAction } from '../domain/audit-actions.js';
 import { print, printTable, withRuntime } from './context.js';
 
 interface AuditOptions {
@@ -29,7 +30,7 @@ export function auditCommands(program: Command): void {
     .description('newest first')
     .option('--user <uuid>', 'events about this user')
     .option('--app <slug>', 'events of this application')
-    .option('--action <action>', 'e.g. sign_in.failed, user.updated')
+    .option('--action <action>', 'e.g. sign_in.failed, user.updated (an unknown action is refused)')
     .option('--since <time>', 'from this time (ISO 8601)')
     .option('--until <time>', 'up to this time (ISO 8601)')
     .option('--limit <n>', 'how many', '50')
@@ -38,6 +39,11 @@ export function auditCommands(program: Command): void {
       const limit = Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit must be a whole number ≥ 1');
       if (options.user !== undefined && !UUID.test(options.user)) throw new Error('--user must be a user uuid');
+      // An action the trail never records would find nothing, which reads as "it did not happen": say so instead.
+      if (options.action !== undefined && !isAuditAction(options.action))
+        throw new Error(
+          `--action ${JSON.stringify(options.action)} is not an action the audit trail records; one of ${AUDIT_ACTIONS.join(', ')}`,
+        );
       const filter = {
         user: options.user,
         app: options.app,

@@ -10,12 +10,12 @@ export function configCommands(program: Command): void {
 
   config
     .command('check')
-    .description('load and validate the configuration; exit 1 with the first problem')
+    .description('load and validate the configuration; exit 1 listing every problem')
     .action(async () => {
       const settings = await loadSettings({ readOnly: true });
       const apps = settings.applications.map((app) => app.slug).join(', ') || 'none';
       print(
-        `configuration is valid (NODE_ENV=${process.env.NODE_ENV ?? 'development'}; database: ${settings.database.url ? 'postgres' : 'embedded PGlite'}; applications: ${apps})`,
+        `configuration is valid (NODE_ENV=${process.env.NODE_ENV ?? 'development'}; database: ${settings.database.url ? 'postgres' : 'embedded PGlite'}; public URL: ${settings.issuer.base_url}; applications: ${apps})`,
       );
     });
 

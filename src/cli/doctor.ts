@@ -18,21 +18,11 @@ import type { Tables } from '../store/tables.js';
 import type { Store } from '../store/contract.js';
 import { decryptJwk, signingAlgsOf } from '../domain/signing-keys.js';
 import { print } from './context.js';
+import { fail, NETWORK_TIMEOUT_MS, ok, warn, type Finding } from './findings.js';
+import { checkPublicUrl } from './doctor-public-url.js';
 
-type Status = 'ok' | 'warn' | 'FAIL';
-interface Finding {
-  status: Status;
-  check: string;
-  detail: string;
-}
-
-const ok = (check: string, detail: string): Finding => ({ status: 'ok', check, detail });
-const warn = (check: string, detail: string): Finding => ({ status: 'warn', check, detail });
-const fail = (check: string, detail: string): Finding => ({ status: 'FAIL', check, detail });
-
-/** Every network check gives up after this long, so an unreachable dependency costs seconds, not minutes. */
+/** Redis's check waits this long; the other network checks NETWORK_TIMEOUT_MS. */
 const REDIS_TIMEOUT_MS = 2000;
-const NETWORK_TIMEOUT_MS = 3000;
 /** Token lifetimes and one-time codes tolerate a little drift; a minute breaks them. */
 const CLOCK_WARN_MS = 5_000;
 const CLOCK_FAIL_MS = 60_000;
@@ -40,7 +30,9 @@ const CLOCK_FAIL_MS = 60_000;
 export function doctorCommands(program: Command): void {
   program
     .command('doctor')
-    .description('check configuration, database and schema, Redis, SMTP, signing keys, URLs and clock; exit 1 when a check fails')
+    .description(
+      'check configuration, the public URL, database and schema, Redis, SMTP, signing keys, URLs and clock; exit 1 when a check fails',
+    )
     .action(async () => {
       process.exitCode = await doctor();
     });
@@ -53,27 +45,31 @@ async function doctor(): Promise<number> {
     settings = await loadSettings({ readOnly: true });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    return report([fail('config', `${error.message.replace(/^config: /, '')}; nothing else was checked`)], []);
+    // Every problem on its own line; the last says that the other checks wait for the configuration.
+    const problems = error.problems.map((problem, i, all) =>
+      fail('config', `${problem.replace(/^config: /, '')}${i === all.length - 1 ? '; nothing else was checked' : ''}`),
+    );
+    return report(problems, []);
   }
   const findings = [ok('config', describeConfig(settings)), checkIssuer(settings), ...checkApplications(settings)];
   // Side by side, so unreachable services cost one timeout rather than their sum. Except beside PGlite: it starts on
   // this thread, and a busy thread would let the network checks' timers fire before their answers are read.
-  const network = () => Promise.all([checkRedis(settings.redis.url), checkSmtp(settings)]);
-  let database: Finding[], redis: Finding, smtp: Finding[];
+  const network = () => Promise.all([checkPublicUrl(settings), checkRedis(settings.redis.url), checkSmtp(settings)]);
+  let database: Finding[], publicUrl: Finding, redis: Finding, smtp: Finding[];
   if (settings.database.url) {
-    [database, [redis, smtp]] = await Promise.all([checkDatabase(settings), network()]);
+    [database, [publicUrl, redis, smtp]] = await Promise.all([checkDatabase(settings), network()]);
   } else {
-    [redis, smtp] = await network();
+    [publicUrl, redis, smtp] = await network();
     database = await checkDatabase(settings);
   }
-  return report([...findings, ...database, redis, ...smtp], secretsOf(settings));
+  return report([...findings, publicUrl, ...database, redis, ...smtp], secretsOf(settings));
 }
 
 /** Prints the checklist (secrets masked, whatever a library put in an error message) and returns the exit code. */
 function report(findings: Finding[], secrets: string[]): number {
   const mask = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('***'), text);
   for (const { status, check, detail } of findings) print(mask(`${status.padEnd(4)} ${check}: ${detail}`));
-  const failed = findings.filter((finding) => finding.status === 'FAIL').map((finding) => finding.check);
+  const failed = [...new Set(findings.filter((finding) => finding.status === 'FAIL').map((finding) => finding.check))];
   if (!failed.length) return 0;
   process.stderr.write(`doctor: ${failed.length} check${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}\n`);
   return 1;

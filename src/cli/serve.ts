@@ -1,5 +1,9 @@
 /** `idp serve`: start the service (src/service.ts), create the bootstrap token once it listens, stop cleanly on a signal. */
-import { loadSettings } from '../settings/load.js';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { listenerOrigin, loadSettings, publicUrlFollowsListener, type Settings } from '../settings/load.js';
+import { stopGracefully } from './stop-gracefully.js';
 import { ensureBootstrapToken } from '../domain/api-tokens.js';
 import { print } from './context.js';
 
@@ -14,7 +18,11 @@ export async function serve(options: { port?: string; host?: string }): Promise<
   const settings = await loadSettings({ overrides });
   // Imported here so other commands do not load the engine (it prints a runtime notice on import).
   const { startService } = await import('../service.js');
-  const service = await startService(settings);
+  const server = await listenFirst(settings);
+  const service = await startService(settings, { server }).catch(async (error: unknown) => {
+    if (server) await new Promise((resolve) => server.close(resolve));
+    throw error;
+  });
   const { logger } = service;
   // Only now that the listener is up: a first start that fails earlier (port in use) has created no token to lose.
   const bootstrap = await ensureBootstrapToken(service.store, settings.bootstrap.token);
@@ -39,14 +47,23 @@ export async function serve(options: { port?: string; host?: string }): Promise<
     say('First start: IDP_BOOTSTRAP_TOKEN is now an API token with every scope.');
   }
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await service.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  const grace = settings.server.shutdown_grace_seconds;
+  stopGracefully(
+    logger,
+    service.close,
+    `new connections are refused, requests in flight get up to ${grace} s (server.shutdown_grace_seconds)`,
+  );
+}
+
+/**
+ * With port 0 and no configured public URL, the port is known only once bound: bind first, so the providers are
+ * built with the public URL that reaches this process (loadSettings sets it for a fixed port already).
+ */
+async function listenFirst(settings: Settings): Promise<Server | undefined> {
+  if (!publicUrlFollowsListener(settings) || settings.server.port !== 0) return undefined;
+  const server = createServer();
+  server.listen(0, settings.server.host);
+  await once(server, 'listening');
+  settings.issuer.base_url = listenerOrigin(settings.server.host, (server.address() as AddressInfo).port);
+  return server;
 }

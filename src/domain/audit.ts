@@ -6,6 +6,7 @@
  */
 import { fromScope, withinScope } from '../request-scope.js';
 import type { ActorType, NewAuditEvent, Store } from '../store/contract.js';
+import type { AuditAction } from './audit-actions.js';
 
 export interface Actor {
   type: ActorType;
@@ -31,7 +32,7 @@ export interface AuditSubject {
 }
 
 /** The event as stored, for writes that record it themselves (a sign-in, with its `last_login`). */
-export function auditEvent(action: string, subject: AuditSubject = {}): NewAuditEvent {
+export function auditEvent(action: AuditAction, subject: AuditSubject = {}): NewAuditEvent {
   const actor = subject.actor ?? currentActor();
   return {
     action,
@@ -45,7 +46,7 @@ export function auditEvent(action: string, subject: AuditSubject = {}): NewAudit
   };
 }
 
-export async function audit(store: Store, action: string, subject: AuditSubject = {}): Promise<void> {
+export async function audit(store: Store, action: AuditAction, subject: AuditSubject = {}): Promise<void> {
   await store.audit.record(auditEvent(action, subject));
 }
 

@@ -13,6 +13,7 @@ import { hashPassword, policyProblems, type PasswordPolicy } from './passwords.j
 import { credentialsChangedMessage, type CredentialsNotice, type SendMail } from './mail.js';
 import { signOutEverywhere } from './logout.js';
 import { audit, currentActor, type Actor } from './audit.js';
+import type { AuditAction } from './audit-actions.js';
 
 /** Who changed it; the audit trail and the notice say so. */
 export type ChangedBy =
@@ -33,7 +34,7 @@ export interface ChangedCredentials {
   replaced: boolean;
 }
 
-const AUDIT_ACTIONS: Record<ChangedBy['kind'], string> = {
+const PASSWORD_ACTIONS: Record<ChangedBy['kind'], AuditAction> = {
   administrator: 'password.set',
   recovery_link: 'password.reset',
   code: 'password.reset',
@@ -86,7 +87,7 @@ export async function changeCredentials(
       }
       notice = replaced ? 'password_changed' : 'password_set';
       const details = { replaced, sessions_ended: true, notice: true };
-      await audit(tx, AUDIT_ACTIONS[by.kind], { user: user.uuid, actor: actorFor(by, user), details });
+      await audit(tx, PASSWORD_ACTIONS[by.kind], { user: user.uuid, actor: actorFor(by, user), details });
     } else {
       const totp = await tx.mfa.removeAll(user.id);
       const passkeys = await tx.passkeys.removeAll(user.id);

@@ -44,8 +44,10 @@ export async function passwordAttempt(ctx: InteractionContext, deps: SignInDeps,
   if (!signedIn) {
     await countFailure(ctx, deps);
     signIns.inc({ outcome: 'failure', method: 'pwd' });
-    // The identifier as typed (no other lookup: an unknown e-mail must cost the same time as a known one).
+    // The identifier as typed, and the account the lookup found for it, if any (no other lookup: an unknown e-mail
+    // must cost the same time as a known one). The trail is the operator's: naming the user enumerates nothing.
     await audit(deps.store, 'sign_in.failed', {
+      user: lookup.record?.user.uuid,
       app: ctx.state.interaction.entry.app.slug,
       details: { step: 'pwd', email: email.slice(0, 254) },
     });

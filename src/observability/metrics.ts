@@ -18,7 +18,7 @@ export const httpRequestDuration = new Histogram({
 
 export const signIns = new Counter({
   name: 'idp_sign_ins_total',
-  help: 'Sign-ins by outcome: success and denied (access group) by the methods used (amr joined: pwd, pwd+otp); failure by the step that failed (pwd, otp, recovery_code).',
+  help: 'Sign-ins by outcome: success and denied (access group) by the methods used (amr joined: pwd, pwd+otp; session: turned away on an existing single sign-on session); failure by the step that failed (pwd, otp, recovery_code).',
   labelNames: ['outcome', 'method'] as const,
   registers: [registry],
 });

@@ -5,7 +5,9 @@
  */
 import { errors, type ClientMetadata, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ApplicationSettings, Settings } from '../settings/schema.js';
-import type { Store } from '../store/contract.js';
+import type { Store, UserRow } from '../store/contract.js';
+import { audit, currentActor } from '../domain/audit.js';
+import { signIns } from '../observability/metrics.js';
 import type { SigningJwk } from '../domain/signing-keys.js';
 import { SIGNING_ALGS } from '../settings/signing-algorithms.js';
 import { applicationType, grantableScopes, userAllowedIn } from '../domain/applications.js';
@@ -69,9 +71,10 @@ function loadGrant(app: ApplicationSettings, store: Store) {
     forEngine(async () => {
       const { client, session, params, provider } = ctx.oidc;
       const accountId = session!.accountId!;
-      const { allowed } = await userAllowedIn(store, app, accountId);
+      const { user, allowed } = await userAllowedIn(store, app, accountId);
       if (!allowed) {
         if (asksForSignIn(ctx)) return undefined;
+        await recordSessionDenial(store, app, accountId, user);
         throw new errors.AccessDenied('you are not allowed to use this application');
       }
       const grantId = ctx.oidc.result?.consent?.grantId ?? session!.grantIdFor(client!.clientId);
@@ -85,6 +88,21 @@ function loadGrant(app: ApplicationSettings, store: Store) {
       askForSessionClaims(ctx);
       return grant;
     });
+}
+
+/**
+ * A signed-in person turned away without any page (their single sign-on session, another application's): recorded
+ * and counted like a denial at the end of a sign-in, so the trail shows every refusal, not only the first one.
+ */
+async function recordSessionDenial(store: Store, app: ApplicationSettings, accountId: string, user: UserRow | undefined) {
+  const reason = !user ? 'unknown_user' : !user.is_active ? 'inactive' : 'access_group';
+  signIns.inc({ outcome: 'denied', method: 'session' });
+  await audit(store, 'sign_in.denied', {
+    user: accountId,
+    app: app.slug,
+    actor: { ...currentActor(), type: 'user', id: accountId },
+    details: { method: ['session'], reason },
+  });
 }
 
 /**

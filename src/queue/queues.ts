@@ -61,7 +61,14 @@ export function deliveriesQueue(connection: Redis, prefix: string): Queue<Delive
   return new Queue<DeliveryJob>(QUEUES.deliveries, { connection, prefix });
 }
 
-/** Redelivery from the API: a new job (new id) for the same delivery row, with a full set of attempts. */
+/**
+ * Redelivery from the API: a new job (new id) for the same delivery row, with a full set of attempts. Once it is
+ * queued, the delivery's earlier jobs that gave up leave the failed set (their attempts stay in the delivery log):
+ * idp_queue_jobs{state="failed"} then counts deliveries given up, not ones sent again.
+ */
 export const enqueueAgain = (queue: Queue<DeliveryJob>, settings: Settings) => async (delivery: { id: string; kind: string }) => {
   await queue.add(delivery.kind, { deliveryId: delivery.id }, deliveryJobOptions(settings, `${delivery.id}-${Date.now()}`));
+  // The relay's job id is the delivery's id; a redelivery's is the id and a time.
+  const earlier = (await queue.getRanges(['failed'], 0, -1)).filter((id) => id === delivery.id || id.startsWith(`${delivery.id}-`));
+  await Promise.all(earlier.map((id) => queue.remove(id)));
 };

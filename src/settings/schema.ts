@@ -49,7 +49,7 @@ export const settingsSchema = {
         type: 'string',
         pattern: '^https?://[^/?#@]+/?$',
         description:
-          'Public origin of the service, e.g. https://id.example.com (no path: the service owns its host name). Every URL it emits is built from it, never from the Host or X-Forwarded-Host headers.',
+          'Public origin of the service, e.g. https://id.example.com (no path: the service owns its host name). Every URL it emits is built from it, never from the Host or X-Forwarded-Host headers. Outside production, when no file, variable or NODE_CONFIG sets it, it follows the listener: http://localhost:<the port `idp serve` listens on>.',
       },
     }),
     server: section('HTTP listener.', {
@@ -123,7 +123,7 @@ export const settingsSchema = {
       },
       port: int(
         0,
-        'When not 0, /metrics is served on its own listener at server.host:port (for a scraper on a private network) and not on the main one; the token still applies when set.',
+        'When not 0, /metrics is served on its own listener at server.host:port (for a scraper on a private network) and not on the main one; the token still applies when set. That listener also answers /-/health/live/ and /-/health/ready/ (unauthenticated): the health check of `idp worker`, which has no other.',
         65535,
       ),
     }),

@@ -1,14 +1,25 @@
-/** Validates merged configuration and turns the first problem into one line naming the key and the rule. */
+/**
+ * Validates merged configuration and turns every problem into one line naming the key and the rule in plain words
+ * (an operator fixes them all in one edit, not one per start).
+ */
 import { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG } from './reserved.js';
 import { Ajv, type ErrorObject } from 'ajv';
 import { settingsSchema, type ApplicationSettings, type Settings } from './schema.js';
 import { isSecureOrLoopbackUrl } from '../loopback.js';
+import { environmentValue } from './environment.js';
 
+/** One or more configuration problems, each a line starting with `config: `; the message is those lines. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  readonly problems: string[];
+  constructor(problems: string | string[]) {
+    const lines = typeof problems === 'string' ? [problems] : problems;
+    super(lines.join('\n'));
+    this.problems = lines;
+  }
 }
 
-const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, verbose: true, useDefaults: true });
+const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, verbose: true, useDefaults: true });
 const check = ajv.compile<Settings>(settingsSchema);
 
 /** `/applications/0/slug` → `applications[0].slug` */
@@ -17,6 +28,26 @@ function keyOf(instancePath: string, extra?: string): string {
   if (extra) parts.push(extra);
   return parts.reduce((key, part) => (/^\d+$/.test(part) ? `${key}[${part}]` : key ? `${key}.${part}` : part), '');
 }
+
+/**
+ * Each pattern of the schema in words: a message shows these, never the regular expression (a test holds every
+ * pattern of the schema to having words here).
+ */
+export const PATTERN_WORDS: Record<string, string> = {
+  '^https?://[^/?#@]+/?$': 'must be an origin such as https://id.example.com (http or https, a host name, no path, query or user name)',
+  '^$|^postgres(ql)?://': 'must be a postgres:// URL, or empty for the embedded database',
+  '^$|^rediss?://': 'must be a redis:// or rediss:// URL',
+  '^[A-Za-z0-9_:-]{1,64}$': 'must be 1 to 64 letters, digits, _, : or -',
+  '^$|^.{32,}$': 'must be at least 32 characters long (or empty)',
+  '^$|^.{16,}$': 'must be at least 16 characters long (or empty)',
+  '^.{16,}$': 'must be at least 16 characters long',
+  '^(|smtps?://.+)$': 'must be an smtp:// or smtps:// URL (or empty)',
+  '^[a-z0-9][a-z0-9-]{0,62}$': 'must be 1 to 63 lowercase letters, digits and dashes, starting with a letter or digit',
+  '^[\\x21-\\x7e]{1,255}$': 'must be 1 to 255 printable ASCII characters without spaces',
+  '^[A-Za-z_][A-Za-z0-9_]*$': 'must be the name of an environment variable (letters, digits and _, not starting with a digit)',
+  '^[A-Za-z0-9][A-Za-z0-9_:./-]{0,127}$': 'must be 1 to 128 letters, digits, _, :, ., / or -, starting with a letter or digit',
+  '^https?://': 'must be an http:// or https:// URL',
+};
 
 /** Describes the rule of the key's schema as a whole, so a type error and a range error read the same. */
 export function describeRule(schema: Record<string, unknown>): string {
@@ -43,7 +74,7 @@ export function describeRule(schema: Record<string, unknown>): string {
     if (exclusiveMinimum !== undefined) return `must be ${noun} > ${exclusiveMinimum}${maximum !== undefined ? ` and ≤ ${maximum}` : ''}`;
     return `must be ${noun}`;
   }
-  if (type === 'string' && pattern) return `must match ${pattern} (${String(schema.description ?? '')})`.replace(' ()', '');
+  if (type === 'string' && pattern) return PATTERN_WORDS[pattern] ?? 'is not in the form docs/configuration.md describes';
   if (type === 'boolean') return 'must be true or false';
   if (type === 'array') return 'must be a list';
   if (type === 'object') return 'must be a mapping';
@@ -63,17 +94,37 @@ export function formatConfigError(error: ErrorObject): string {
   return `config: ${key} ${describeRule(error.parentSchema as Record<string, unknown>)}`;
 }
 
+/** Every problem with the configuration, or the validated settings (defaults filled in, secrets from the environment read). */
 export function validateSettings(raw: unknown): Settings {
-  try {
-    if (check(raw)) {
-      checkApplications(raw.applications, raw.webhooks.allow_insecure_loopback);
-      checkWebhooks(raw);
-      return raw;
+  const valid = check(raw);
+  const schemaProblems = valid ? [] : [...new Set(check.errors!.map(formatConfigError))];
+  // The rules JSON Schema cannot say are checked on every application the schema found nothing wrong with.
+  const broken = new Set((check.errors ?? []).map((error) => /^\/applications\/(\d+)/.exec(error.instancePath)?.[1]).filter(Boolean));
+  const shaped = raw as Partial<Settings>;
+  const ruleProblems =
+    Array.isArray(shaped.applications) && typeof shaped.webhooks?.allow_insecure_loopback === 'boolean'
+      ? [
+          ...checkApplications(shaped.applications, shaped.webhooks.allow_insecure_loopback, broken),
+          ...checkWebhooks(shaped.applications, shaped.webhooks.allow_insecure_loopback, broken),
+        ]
+      : [];
+  const problems = [...schemaProblems, ...ruleProblems].map((message) => namingTheApplication(message, raw));
+  if (problems.length) throw new ConfigError(problems);
+  return raw as Settings;
+}
+
+/** Runs each check, collecting the problem it throws: independent rules each report their own. */
+function collect(checks: Array<() => void>): string[] {
+  const problems: string[] = [];
+  for (const run of checks) {
+    try {
+      run();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
     }
-    throw new ConfigError(formatConfigError(check.errors![0]));
-  } catch (error) {
-    throw error instanceof ConfigError ? new ConfigError(namingTheApplication(error.message, raw)) : error;
   }
+  return problems;
 }
 
 /** `applications[3]` means little in a long list: the message also names the entry by its slug, when it has one. */
@@ -100,79 +151,119 @@ export function isPrivateUseRedirect(value: string): boolean {
 /** The origin a browser app calls from, e.g. https://app.example.com (https; http on loopback). */
 const isOrigin = (value: string) => isSecureOrLoopbackUrl(value, true) && new URL(value).origin === value;
 
-/** Rules across entries (uniqueness) and inside one (URLs, client type, secret source) that JSON Schema cannot say well. */
-function checkApplications(applications: ApplicationSettings[], allowInsecureLoopback: boolean): void {
+/**
+ * Rules across entries (uniqueness) and inside one (URLs, client type, secret source) that JSON Schema cannot say
+ * well. Each group of rules reports its first problem; the groups of every application are checked.
+ */
+function checkApplications(applications: ApplicationSettings[], allowInsecureLoopback: boolean, broken: Set<string | undefined>): string[] {
   const slugs = new Set<string>();
   const clientIds = new Set<string>();
-  applications.forEach((app, index) => {
+  return applications.flatMap((app, index) => {
+    if (broken.has(String(index))) return [];
     const key = `config: applications[${index}]`;
     const isPublic = app.client_type === 'public';
-    if (RESERVED_SLUGS.has(app.slug)) throw new ConfigError(`${key}.slug "${app.slug}" is reserved (${[...RESERVED_SLUGS].join(', ')})`);
-    if (slugs.has(app.slug)) throw new ConfigError(`${key}.slug "${app.slug}" is used by another application`);
-    if (app.client_id === ACCOUNT_CLIENT_ID) throw new ConfigError(`${key}.client_id "${app.client_id}" is reserved for the account page`);
-    if (clientIds.has(app.client_id)) throw new ConfigError(`${key}.client_id "${app.client_id}" is used by another application`);
-    slugs.add(app.slug);
-    clientIds.add(app.client_id);
-    if (app.grant_types.includes('authorization_code') && !app.redirect_uris.length)
-      throw new ConfigError(`${key}.redirect_uris is required with the authorization_code grant`);
-    app.redirect_uris.forEach((uri, i) => {
-      if (isWebRedirect(uri)) return;
-      if (!isPrivateUseRedirect(uri))
-        throw new ConfigError(
-          `${key}.redirect_uris[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`,
-        );
-      if (!isPublic)
-        throw new ConfigError(`${key}.redirect_uris[${i}] uses a private-use scheme: only public applications (client_type: public) may`);
-    });
-    app.post_logout_redirect_uris.forEach((uri, i) => {
-      if (!isWebRedirect(uri) && !(isPublic && isPrivateUseRedirect(uri))) {
-        throw new ConfigError(
-          `${key}.post_logout_redirect_uris[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`,
-        );
-      }
-    });
-    checkApplicationType(app, key);
-    (app.allowed_origins ?? []).forEach((origin, i) => {
-      if (!isOrigin(origin))
-        throw new ConfigError(
-          `${key}.allowed_origins[${i}] must be an origin such as https://app.example.com (no path; http only on localhost/127.0.0.1)`,
-        );
-    });
-    // The sender's rule (jobs/http-attempt.ts): a receiver is https, or http on loopback when the operator allows it.
-    if (app.backchannel_logout_uri !== undefined && !isSecureOrLoopbackUrl(app.backchannel_logout_uri, allowInsecureLoopback)) {
-      throw new ConfigError(
-        `${key}.backchannel_logout_uri must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`,
-      );
-    }
-    if (!app.scopes.includes('openid')) throw new ConfigError(`${key}.scopes must include openid`);
-    app.api_scopes.forEach((scope, i) => {
-      if (scope === 'offline_access')
-        throw new ConfigError(`${key}.api_scopes[${i}] "offline_access" is a built-in scope, granted with the refresh_token grant`);
-      if (BUILT_IN_SCOPES.has(scope)) throw new ConfigError(`${key}.api_scopes[${i}] "${scope}" is a built-in scope; list it in scopes`);
-    });
-    if (isPublic && app.grant_types.includes('client_credentials'))
-      throw new ConfigError(`${key}.grant_types: client_credentials needs a confidential application (a public one has no secret)`);
-    if (app.client_secret !== undefined && app.client_secret_env !== undefined) {
-      throw new ConfigError(`${key} sets both client_secret and client_secret_env; keep one`);
-    }
-    if (isPublic) {
-      if (app.client_secret !== undefined || app.client_secret_env !== undefined) {
-        throw new ConfigError(`${key} is public (client_type: public) and must not have a client_secret: it cannot keep one`);
-      }
-      return;
-    }
-    if (app.client_secret_env !== undefined) {
-      const secret = process.env[app.client_secret_env];
-      if (!secret || secret.length < 16) {
-        throw new ConfigError(`${key}.client_secret_env names ${app.client_secret_env}, which must be set to at least 16 characters`);
-      }
-      app.client_secret = secret;
-    }
-    if (app.client_secret === undefined)
-      throw new ConfigError(
-        `${key}.client_secret is required for a confidential application (or client_secret_env; or set client_type: public)`,
-      );
+    let redirectsHold = false;
+    return collect([
+      () => {
+        if (RESERVED_SLUGS.has(app.slug))
+          throw new ConfigError(`${key}.slug "${app.slug}" is reserved (${[...RESERVED_SLUGS].join(', ')})`);
+        if (slugs.has(app.slug)) throw new ConfigError(`${key}.slug "${app.slug}" is used by another application`);
+        slugs.add(app.slug);
+      },
+      () => {
+        if (app.client_id === ACCOUNT_CLIENT_ID)
+          throw new ConfigError(`${key}.client_id "${app.client_id}" is reserved for the account page`);
+        if (clientIds.has(app.client_id)) throw new ConfigError(`${key}.client_id "${app.client_id}" is used by another application`);
+        clientIds.add(app.client_id);
+      },
+      () => {
+        checkRedirects(app, key);
+        redirectsHold = true;
+      },
+      // The engine's rules per application type read the redirect URIs: only once they are URLs at all.
+      () => {
+        if (redirectsHold) checkApplicationType(app, key);
+      },
+      () =>
+        (app.allowed_origins ?? []).forEach((origin, i) => {
+          if (!isOrigin(origin))
+            throw new ConfigError(
+              `${key}.allowed_origins[${i}] must be an origin such as https://app.example.com (no path; http only on localhost/127.0.0.1)`,
+            );
+        }),
+      () => {
+        // The sender's rule (jobs/http-attempt.ts): a receiver is https, or http on loopback when the operator allows it.
+        if (app.backchannel_logout_uri !== undefined && !isSecureOrLoopbackUrl(app.backchannel_logout_uri, allowInsecureLoopback)) {
+          throw new ConfigError(
+            `${key}.backchannel_logout_uri must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`,
+          );
+        }
+      },
+      () => {
+        if (!app.scopes.includes('openid')) throw new ConfigError(`${key}.scopes must include openid`);
+        app.api_scopes.forEach((scope, i) => {
+          if (scope === 'offline_access')
+            throw new ConfigError(`${key}.api_scopes[${i}] "offline_access" is a built-in scope, granted with the refresh_token grant`);
+          if (BUILT_IN_SCOPES.has(scope))
+            throw new ConfigError(`${key}.api_scopes[${i}] "${scope}" is a built-in scope; list it in scopes`);
+        });
+      },
+      () => {
+        if (isPublic && app.grant_types.includes('client_credentials'))
+          throw new ConfigError(`${key}.grant_types: client_credentials needs a confidential application (a public one has no secret)`);
+      },
+      () => checkClientSecret(app, key),
+    ]);
   });
+}
+
+function checkRedirects(app: ApplicationSettings, key: string): void {
+  const isPublic = app.client_type === 'public';
+  if (app.grant_types.includes('authorization_code') && !app.redirect_uris.length)
+    throw new ConfigError(`${key}.redirect_uris is required with the authorization_code grant`);
+  app.redirect_uris.forEach((uri, i) => {
+    if (isWebRedirect(uri)) return;
+    if (!isPrivateUseRedirect(uri))
+      throw new ConfigError(
+        `${key}.redirect_uris[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`,
+      );
+    if (!isPublic)
+      throw new ConfigError(`${key}.redirect_uris[${i}] uses a private-use scheme: only public applications (client_type: public) may`);
+  });
+  app.post_logout_redirect_uris.forEach((uri, i) => {
+    if (!isWebRedirect(uri) && !(isPublic && isPrivateUseRedirect(uri))) {
+      throw new ConfigError(
+        `${key}.post_logout_redirect_uris[${i}] must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`,
+      );
+    }
+  });
+}
+
+/** A confidential application's secret, inline or from an environment variable (or its `_FILE`); a public one has none. */
+function checkClientSecret(app: ApplicationSettings, key: string): void {
+  if (app.client_secret !== undefined && app.client_secret_env !== undefined) {
+    throw new ConfigError(`${key} sets both client_secret and client_secret_env; keep one`);
+  }
+  if (app.client_type === 'public') {
+    if (app.client_secret !== undefined || app.client_secret_env !== undefined) {
+      throw new ConfigError(`${key} is public (client_type: public) and must not have a client_secret: it cannot keep one`);
+    }
+    return;
+  }
+  if (app.client_secret_env !== undefined) app.client_secret = secretFromEnvironment(`${key}.client_secret_env`, app.client_secret_env);
+  if (app.client_secret === undefined)
+    throw new ConfigError(
+      `${key}.client_secret is required for a confidential application (or client_secret_env; or set client_type: public)`,
+    );
+}
+
+/** The secret an environment variable (or the file its `_FILE` twin names) holds: at least 16 characters. */
+function secretFromEnvironment(key: string, name: string): string {
+  const { value, problem } = environmentValue(name);
+  if (problem) throw new ConfigError(problem);
+  if (!value || value.length < 16)
+    throw new ConfigError(`${key} names ${name}, which must be set to at least 16 characters (or ${name}_FILE)`);
+  return value;
 }
 
 /** The engine's loopback hosts (oidc-provider's consts LOOPBACKS): a native app's http redirects use these, its https ones never do. */
@@ -220,18 +311,24 @@ function checkApplicationType(app: ApplicationSettings, key: string): void {
 }
 
 /** Webhook receivers must use https (spec §6.1); loopback http only when the operator allows it (tests). */
-function checkWebhooks(settings: Settings): void {
-  settings.applications.forEach((app, index) => {
+function checkWebhooks(applications: ApplicationSettings[], allowInsecureLoopback: boolean, broken: Set<string | undefined>): string[] {
+  return applications.flatMap((app, index) => {
     const webhook = app.webhook;
-    if (!webhook) return;
+    if (!webhook || broken.has(String(index))) return [];
     const key = `config: applications[${index}].webhook`;
-    if (!isSecureOrLoopbackUrl(webhook.url, settings.webhooks.allow_insecure_loopback))
-      throw new ConfigError(`${key}.url must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
-    webhook.secret = webhookSecret(key, 'secret', webhook.secret, webhook.secret_env);
-    if (webhook.secret === undefined) throw new ConfigError(`${key}.secret is required (or secret_env)`);
-    webhook.previous_secret = webhookSecret(key, 'previous_secret', webhook.previous_secret, webhook.previous_secret_env);
-    if (webhook.previous_secret === webhook.secret)
-      throw new ConfigError(`${key}.previous_secret is the same as secret; set secret to the new one`);
+    return collect([
+      () => {
+        if (!isSecureOrLoopbackUrl(webhook.url, allowInsecureLoopback))
+          throw new ConfigError(`${key}.url must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
+      },
+      () => {
+        webhook.secret = webhookSecret(key, 'secret', webhook.secret, webhook.secret_env);
+        if (webhook.secret === undefined) throw new ConfigError(`${key}.secret is required (or secret_env)`);
+        webhook.previous_secret = webhookSecret(key, 'previous_secret', webhook.previous_secret, webhook.previous_secret_env);
+        if (webhook.previous_secret === webhook.secret)
+          throw new ConfigError(`${key}.previous_secret is the same as secret; set secret to the new one`);
+      },
+    ]);
   });
 }
 
@@ -244,8 +341,5 @@ function webhookSecret(
 ): string | undefined {
   if (inline !== undefined && envName !== undefined) throw new ConfigError(`${key} sets both ${name} and ${name}_env; keep one`);
   if (envName === undefined) return inline;
-  const value = process.env[envName];
-  if (!value || value.length < 16)
-    throw new ConfigError(`${key}.${name}_env names ${envName}, which must be set to at least 16 characters`);
-  return value;
+  return secretFromEnvironment(`${key}.${name}_env`, envName);
 }

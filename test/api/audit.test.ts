@@ -9,6 +9,7 @@ import { PASSWORD, startOidcServer, type OidcTestServer } from '../helpers/oidc-
 import { CookieClient, httpSignIn, pkceRequest, redeemCode, submit } from '../helpers/http-client.js';
 import { createApiToken } from '../../src/domain/api-tokens.js';
 import { sweepOnce } from '../../jobs/sweep-expired.js';
+import { signIns } from '../../src/observability/metrics.js';
 
 const CALLBACK = 'http://127.0.0.1:1/callback';
 
@@ -125,6 +126,39 @@ describe.each(engines)('audit trail (%s)', (engine) => {
     expect((await trail(`user=${user.uuid}&app=vault`)).results.map((event: { action: string }) => event.action)).toEqual([
       'sign_in.denied',
     ]);
+  });
+
+  test('a wrong password for a known address names the user it was tried on', async () => {
+    const user = await idp.user();
+    const http = new CookieClient();
+    const emailPage = await http.follow(await http.request((await pkceRequest(idp.apps.wiki!, idp.url)).url.href), CALLBACK);
+    if (emailPage instanceof URL) throw new Error('expected the sign-in page');
+    await submit(http, await submit(http, emailPage, { email: user.email }), { password: 'not the password' });
+    expect((await trail(`user=${user.uuid}&action=sign_in.failed`)).results).toEqual([
+      expect.objectContaining({ user: user.uuid, app: 'wiki', details: { step: 'pwd', email: user.email } }),
+    ]);
+  });
+
+  test('a user outside the access group turned away on their single sign-on session: sign_in.denied, and counted', async () => {
+    const deniedOnSession = async () =>
+      (await signIns.get()).values.find((value) => value.labels.outcome === 'denied' && value.labels.method === 'session')?.value ?? 0;
+    const user = await idp.user();
+    const http = new CookieClient();
+    await httpSignIn(http, idp.apps.wiki!, idp.url, user.email, PASSWORD); // the session
+    const counted = await deniedOnSession();
+
+    const landed = await http.follow(await http.request((await pkceRequest(idp.apps.vault!, idp.url)).url.href), CALLBACK);
+    if (!(landed instanceof URL)) throw new Error(`expected the callback, got ${landed.status}`);
+    expect(landed.searchParams.get('error')).toBe('access_denied'); // no page: the session decided
+    expect((await trail(`user=${user.uuid}&app=vault`)).results).toEqual([
+      expect.objectContaining({
+        action: 'sign_in.denied',
+        actor: { type: 'user', id: user.uuid },
+        details: { method: ['session'], reason: 'access_group' },
+        ip: expect.stringMatching(/127\.0\.0\.1/),
+      }),
+    ]);
+    expect(await deniedOnSession()).toBe(counted + 1);
   });
 
   test('an application revoking a token, and a logout, are on the trail', async () => {

@@ -6,6 +6,9 @@ import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { lastLine, runIdp } from '../helpers/cli.js';
 import { createUser } from '../../src/domain/users.js';
 import { createGroup } from '../../src/domain/groups.js';
+import { AUDIT_ACTIONS } from '../../src/domain/audit-actions.js';
+import { readFileSync } from 'node:fs';
+import { ROOT } from '../helpers/paths.js';
 
 const withPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
@@ -46,4 +49,17 @@ withPostgres('idp audit list (PostgreSQL: the CLI and the test share the databas
     expect(bad.code).toBe(1);
     expect(lastLine(bad.stderr)).toBe('error: --since must be a date and time, e.g. 2026-11-23T10:00:00Z');
   }, 90_000);
+});
+
+test('an unknown --action is refused, naming the actions there are (it would find nothing, which reads as "never happened")', async () => {
+  const result = await runIdp(['audit', 'list', '--action', 'sign_in.fail']);
+  expect(result.code).toBe(1);
+  expect(lastLine(result.stderr)).toBe(
+    `error: --action "sign_in.fail" is not an action the audit trail records; one of ${AUDIT_ACTIONS.join(', ')}`,
+  );
+}, 30_000);
+
+test('every action the trail records is described in docs/api.md', () => {
+  const table = readFileSync(path.join(ROOT, 'docs', 'api.md'), 'utf8');
+  expect(AUDIT_ACTIONS.filter((action) => !table.includes(`\`${action}\``))).toEqual([]);
 });

@@ -12,17 +12,20 @@ import { ROOT } from '../helpers/paths.js';
 
 const TOKEN = 'shutdown-test-token-0123456789abcdef';
 
-test('SIGTERM: the request in flight completes, new connections are refused, exit code 0', async () => {
-  const serve = await startServe({
+/** `idp serve` with a long grace period and the info log (the shutdown lines) on. */
+const startForShutdown = () =>
+  startServe({
     IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-shutdown-')),
     IDP_BOOTSTRAP_TOKEN: TOKEN,
     NODE_CONFIG: JSON.stringify({ secrets: { key: 'k'.repeat(64) }, server: { shutdown_grace_seconds: 20 }, worker: { embedded: false } }),
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     LOG_LEVEL: 'info',
   });
-  const { hostname, port } = new URL(serve.url);
-  // A POST whose body arrives in two parts: the server is in the middle of it when the signal comes.
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+
+/** A POST whose body arrives in two parts, 1.5 s apart: the server is in the middle of it when a signal comes. */
+function requestInFlight(url: string, name: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
     const request = http.request(
       {
         host: hostname,
@@ -43,8 +46,13 @@ test('SIGTERM: the request in flight completes, new connections are refused, exi
     );
     request.on('error', reject);
     request.write('{"name": ');
-    setTimeout(() => request.end('"in flight"}'), 1500);
+    setTimeout(() => request.end(`${JSON.stringify(name)}}`), 1500);
   });
+}
+
+test('SIGTERM: the request in flight completes, new connections are refused, exit code 0', async () => {
+  const serve = await startForShutdown();
+  const answer = requestInFlight(serve.url, 'in flight');
   await new Promise((resolve) => setTimeout(resolve, 300));
   const exited = serve.stop(); // SIGTERM
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -55,6 +63,30 @@ test('SIGTERM: the request in flight completes, new connections are refused, exi
   expect(await exited).toBe(0);
   expect(serve.output()).toContain('shutting down');
 }, 90_000);
+
+test('Ctrl-C under npm start (two SIGINTs): the second does not cut the graceful stop short, and says so', async () => {
+  const serve = await startForShutdown();
+  const answer = requestInFlight(serve.url, 'after two signals');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const exited = new Promise<number | null>((resolve) => {
+    serve.signal('SIGINT'); // the terminal's, to the whole process group
+    setTimeout(() => serve.signal('SIGINT'), 200); // npm forwards its own
+    void serve.stop().then(resolve); // and a third, as a container runtime repeats SIGTERM
+  });
+  const { status, body } = await answer;
+  expect(status).toBe(201);
+  expect(JSON.parse(body)).toMatchObject({ name: 'after two signals' });
+  expect(await exited).toBe(0);
+  const lines = serve
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; signal?: string });
+  expect(lines.filter((line) => line.msg.startsWith('shutting down'))).toHaveLength(1);
+  const repeated = lines.filter((line) => line.msg.startsWith('already stopping gracefully'));
+  expect(repeated.length).toBeGreaterThanOrEqual(1);
+  expect(repeated[0]!.msg).toContain('requests in flight get up to 20 s');
+}, 240_000);
 
 test('SIGTERM to `npm start` stops the service itself: nothing is left holding the port', async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-npm-start-')) };

@@ -40,15 +40,17 @@ export function runIdp(args: string[], env: Record<string, string | undefined> =
   });
 }
 
-/** Starts `idp serve` and resolves once it printed its URL; collects everything it prints. */
+/** Starts `idp serve` (on any free port unless `args` say otherwise) and resolves once it printed its URL; collects everything it prints. */
 export async function startServe(
   env: Record<string, string | undefined>,
-): Promise<{ url: string; output: () => string; stop(): Promise<number | null> }> {
-  const child = startIdp(['serve', '--port', '0'], env);
+  args: string[] = ['serve', '--port', '0'],
+): Promise<{ url: string; output: () => string; signal(name: NodeJS.Signals): void; stop(): Promise<number | null> }> {
+  const child = startIdp(args, env);
   let output = '';
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
+    // Generous: a first start creates and migrates the embedded database, slow on a busy machine.
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 150_000);
     child.stdout!.on('data', (chunk) => {
       output += chunk;
       const match = /listening on (http:\/\/[^\s]+)/.exec(output);
@@ -63,6 +65,7 @@ export async function startServe(
   return {
     url,
     output: () => output,
+    signal: (name) => void child.kill(name),
     stop: () =>
       new Promise((resolve) => {
         child.on('exit', (code) => resolve(code));

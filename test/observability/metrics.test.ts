@@ -7,6 +7,11 @@ import { captureLog } from '../helpers/log-capture.js';
 import { freePort } from '../helpers/ports.js';
 import { PASSWORD, startOidcServer, type OidcTestServer } from '../helpers/oidc-server.js';
 import { CookieClient, httpSignIn, pkceRequest, redeemCode, submit } from '../helpers/http-client.js';
+import { eventually } from '../helpers/eventually.js';
+import { REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { testSettings } from '../helpers/settings.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { startWorkerService } from '../../src/service.js';
 
 const CALLBACK = 'http://127.0.0.1:1/callback';
 const TOKEN = 'metrics-token-0123456789';
@@ -165,3 +170,27 @@ describe('without a token', () => {
     }
   });
 });
+
+test("idp worker's metrics listener answers the health routes (its health check): ready while its database and Redis answer", async () => {
+  const port = await freePort();
+  const settings = await testSettings({
+    metrics: { enabled: true, token: 'a-metrics-token-0123456789', port },
+    redis: { url: REDIS_URL, prefix: uniquePrefix() },
+    worker: { embedded: false },
+  });
+  const worker = await startWorkerService(settings, { logger: createLogger('silent') });
+  try {
+    const live = await fetch(`http://127.0.0.1:${port}/-/health/live/`);
+    expect(live.status).toBe(200);
+    expect(live.headers.get('x-idp-instance')).toMatch(/^[0-9a-f-]{36}$/);
+    // Unauthenticated, as on the main listener: the token guards /metrics only.
+    const ready = await eventually('the worker is ready', async () => {
+      const answer = await fetch(`http://127.0.0.1:${port}/-/health/ready/`);
+      return answer.status === 200 ? answer : undefined;
+    });
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' } });
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+  } finally {
+    await worker.close();
+  }
+}, 60_000);

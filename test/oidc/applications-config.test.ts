@@ -228,7 +228,7 @@ describe('applications configuration', () => {
   });
 
   test('schema errors name the key', async () => {
-    await expect(load([app({ slug: 'Bad Slug' })])).rejects.toThrow(/^config: applications\[0\]\.slug must match/);
+    await expect(load([app({ slug: 'Bad Slug' })])).rejects.toThrow(/^config: applications\[0\]\.slug must be 1 to 63 lowercase letters/);
     await expect(load([app({ tokens: { access_token_ttl: 0 } })])).rejects.toThrow(
       'config: applications[0].tokens.access_token_ttl must be an integer ≥ 1 (application "wiki")',
     );

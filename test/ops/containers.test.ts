@@ -9,9 +9,12 @@ import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Koa from 'koa';
-import { load as parseYaml } from 'js-yaml';
+import { CORE_SCHEMA, load as parseYaml, mergeTag } from 'js-yaml';
 import { healthRouter, type ReadinessCheck } from '../../src/observability/health.js';
 import { ROOT } from '../helpers/paths.js';
+import { freePort } from '../helpers/ports.js';
+import { testSettings } from '../helpers/settings.js';
+import { startMetricsServer } from '../../src/observability/serve-metrics.js';
 
 type Plain = Record<string, unknown>;
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -103,6 +106,9 @@ function workdirOf(stage: Stage, before = stage.instructions.length): string {
   return dir;
 }
 
+/** An image pinned to an exact version (x.y or x.y.z, any variant) or to a digest: never a moving major tag. */
+const pinned = (image: string) => /@sha256:[0-9a-f]{64}$/.test(image) || /:\d+\.\d+(\.\d+)?(-[a-z0-9.-]+)?$/.test(image);
+
 const dockerfile = stagesOf(parseDockerfile(read('Dockerfile')));
 const runtime = dockerfile.at(-1)!;
 const packageJson = JSON.parse(read('package.json')) as {
@@ -191,13 +197,25 @@ async function healthServer(checks: ReadinessCheck[]): Promise<{ port: number; c
 }
 
 describe('Dockerfile', () => {
-  test('builds in one stage and runs in another, every stage on Node 22 LTS (oidc-provider 9 supports 22 and later)', () => {
+  test('builds in one stage and runs in another, every stage on Node 22 LTS (oidc-provider 9 supports 22 and later), pinned', () => {
     expect(dockerfile.length).toBeGreaterThanOrEqual(2);
     for (const stage of dockerfile) {
       const major = /^node:(\d+)(?:[.-]|$)/.exec(stage.image)?.[1];
-      expect({ image: stage.image, major }).toEqual({ image: stage.image, major: '22' });
+      expect({ image: stage.image, major, pinned: pinned(stage.image) }).toEqual({ image: stage.image, major: '22', pinned: true });
     }
-    expect(runtime.image).toBe('node:22-bookworm-slim');
+    expect(runtime.image).toMatch(/^node:22\.\d+\.\d+-bookworm-slim(@sha256:[0-9a-f]{64})?$/);
+    expect(new Set(dockerfile.map((stage) => stage.image)).size).toBe(1); // build and run on the same Node
+  });
+
+  test('tsx is a dev dependency: the runtime stage installs without it and checks that it did', () => {
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean; dependencies?: object }> };
+    expect(Object.keys((JSON.parse(read('package.json')) as { dependencies: object }).dependencies)).not.toContain('tsx');
+    expect(packageJson.devDependencies.tsx).toBeDefined();
+    for (const name of ['tsx', 'esbuild']) expect({ name, dev: lock.packages[`node_modules/${name}`]?.dev }).toEqual({ name, dev: true });
+    expect(Object.keys(lock.packages['']!.dependencies ?? {})).not.toContain('tsx');
+    const install = all(runtime, 'RUN').find((i) => /\bnpm ci\b.*--omit=dev/.test(i.args))!;
+    expect(install.args).toMatch(/test ! -e node_modules\/tsx/);
+    expect(packageJson.scripts.start).toContain('tsx'); // `npm start` in a checkout still runs the sources
   });
 
   test('the build stage installs every dependency, copies what tsconfig.build.json compiles, and runs the build', () => {
@@ -331,12 +349,23 @@ describe('Dockerfile', () => {
   });
 });
 
-describe('.dockerignore', () => {
+describe('.dockerignore and .gitignore', () => {
   test('keeps dependencies, builds, local data, secrets and version control out of the build context', () => {
     const patterns = read('.dockerignore')
       .split('\n')
       .map((line) => line.trim().replace(/^\/+|\/+$/g, ''));
-    for (const pattern of ['node_modules', 'dist', 'var', '.git', '.env', 'config/local*.yaml']) expect(patterns).toContain(pattern);
+    for (const pattern of ['node_modules', 'dist', 'var', '.git', '.env', 'config/local*.yaml', 'var-backup-*'])
+      expect(patterns).toContain(pattern);
+  });
+
+  test('backups of the data directory (they hold secret.key) are never committed', () => {
+    const ignored = read('.gitignore')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'));
+    const matches = (file: string) => ignored.some((pattern) => globToRegExp(pattern.replace(/^\/+|\/+$/g, '')).test(file));
+    expect(matches('var-backup-2026-11-27/secret.key')).toBe(true); // `cp -a var var-backup-$(date +%F)`
+    expect(matches('var/secret.key')).toBe(true);
   });
 });
 
@@ -391,10 +420,14 @@ interface Service {
   healthcheck?: { test?: string[] | string; disable?: boolean };
 }
 const composeText = read('compose.yaml');
-const compose = parseYaml(composeText) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
+// Merge keys (`<<: *anchor`) as compose reads them; js-yaml 5's default schema leaves them out.
+const compose = parseYaml(composeText, { schema: CORE_SCHEMA.withTags(mergeTag) }) as {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+};
 const services = compose.services;
-/** What compose reads from .env: only the secret key (everything else has a default). */
-const dotEnv = { SECRET_KEY: 'a'.repeat(64) };
+/** What compose reads from .env: the secret key and the database password (everything else has a default). */
+const dotEnv = { SECRET_KEY: 'a'.repeat(64), POSTGRES_PASSWORD: 'p'.repeat(32) };
 
 function environmentOf(service: Service, env: Record<string, string | undefined> = dotEnv): Record<string, string> {
   const raw = Array.isArray(service.environment)
@@ -437,8 +470,9 @@ function effectiveSettings(env: Record<string, string>): Promise<{ code: number 
 describe('compose.yaml', () => {
   test('runs postgres, redis, the web service and a worker', () => {
     expect(Object.keys(services).sort()).toEqual(['app', 'postgres', 'redis', 'worker']);
-    expect(services.postgres!.image).toBe('postgres:16');
-    expect(services.redis!.image).toBe('redis:7');
+    expect(services.postgres!.image).toMatch(/^postgres:16\./);
+    expect(services.redis!.image).toMatch(/^redis:7\./);
+    for (const name of ['postgres', 'redis']) expect({ name, pinned: pinned(services[name]!.image!) }).toEqual({ name, pinned: true });
     for (const name of ['app', 'worker']) {
       expect(services[name]!.build).toBe('.');
       expect(services[name]!.image).toBe(services.app!.image);
@@ -447,9 +481,12 @@ describe('compose.yaml', () => {
     expect(services.worker!.command).toEqual(['node', packageJson.bin.idp, 'worker']);
   });
 
-  test('every ${…} is valid interpolation, and the secret key has no default', () => {
+  test('every ${…} is valid interpolation, and neither the secret key nor the database password has a default', () => {
     expect(() => interpolateDeep(compose, dotEnv)).not.toThrow();
-    expect(() => environmentOf(services.app!, {})).toThrow(/SECRET_KEY/);
+    expect(() => environmentOf(services.app!, { POSTGRES_PASSWORD: dotEnv.POSTGRES_PASSWORD })).toThrow(/SECRET_KEY/);
+    for (const name of ['app', 'worker', 'postgres'])
+      expect(() => environmentOf(services[name]!, { SECRET_KEY: dotEnv.SECRET_KEY })).toThrow(/POSTGRES_PASSWORD/);
+    expect(composeText).not.toMatch(/POSTGRES_PASSWORD:-/);
     expect(() => interpolate('$(openssl rand -hex 32)', {})).toThrow(/invalid interpolation/); // what compose rejects
   });
 
@@ -465,12 +502,11 @@ describe('compose.yaml', () => {
     expect(services.redis!.command).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction'])); // BullMQ loses jobs otherwise
   });
 
-  test('app publishes the configured port and is healthy only when ready; the worker (no HTTP) turns the image check off', async () => {
+  test('app publishes the configured port and is healthy only when ready; the worker publishes none', async () => {
     const port = String(defaults.server.port);
     expect(services.app!.ports).toHaveLength(1);
     expect(services.app!.ports![0]!.split(':').at(-1)).toBe(port);
     expect(services.worker!.ports).toBeUndefined();
-    expect(services.worker!.healthcheck).toEqual({ disable: true });
 
     const test = services.app!.healthcheck!.test as string[];
     expect(test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
@@ -492,6 +528,47 @@ describe('compose.yaml', () => {
       expect(await runNode(at, {})).toBe(1);
     } finally {
       await server.close();
+    }
+  });
+
+  test("the worker's health check asks its metrics listener for readiness: 0 while its database and Redis answer, 1 when not", async () => {
+    const test = services.worker!.healthcheck!.test as string[];
+    expect(test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
+    const port = environmentOf(services.worker!).METRICS_PORT!;
+    expect(test[3]).toContain(`http://127.0.0.1:${port}/-/health/ready/`);
+    expect(environmentOf(services.app!).METRICS_PORT).toBeUndefined(); // app keeps /metrics on its main listener
+
+    // The worker's own listener (src/service.ts, startWorkerService), on a free port in place of METRICS_PORT.
+    let redisUp = true;
+    const settings = await testSettings({ metrics: { enabled: true, token: '', port: await freePort() } });
+    const server = (await startMetricsServer(settings, [
+      { name: 'database', check: async () => {} },
+      {
+        name: 'redis',
+        check: async () => {
+          if (!redisUp) throw new Error('down');
+        },
+      },
+    ]))!;
+    try {
+      const script = test[3]!.replace(`127.0.0.1:${port}/`, `127.0.0.1:${settings.metrics.port}/`);
+      expect(await runNode(script, {})).toBe(0);
+      redisUp = false;
+      expect(await runNode(script, {})).toBe(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('app and worker: read-only root, no capabilities, data (mail) in a named volume, not an anonymous one', () => {
+    for (const name of ['app', 'worker']) {
+      const service = services[name]! as Service & { read_only?: boolean; cap_drop?: string[]; security_opt?: string[]; tmpfs?: string[] };
+      expect({ name, read_only: service.read_only, cap_drop: service.cap_drop }).toEqual({ name, read_only: true, cap_drop: ['ALL'] });
+      expect(service.security_opt).toContain('no-new-privileges:true');
+      // The image's VOLUME /app/var would be a fresh anonymous volume per container: mail files lost on re-creation.
+      const dataVolume = service.volumes?.find((volume) => volume.split(':')[1] === envOf(runtime).IDP_DATA_DIR);
+      expect(dataVolume).toBeDefined();
+      expect(Object.keys(compose.volumes ?? {})).toContain(dataVolume!.split(':')[0]);
     }
   });
 

@@ -18,7 +18,7 @@ describe('configuration', () => {
     [{ server: { port: 70000 } }, 'config: server.port must be an integer between 0 and 65535'],
     [{ log: { level: 'loud' } }, 'config: log.level must be one of fatal, error, warn, info, debug, trace, silent'],
     [{ tokens: { access_ttl: 5 } }, 'config: tokens.access_ttl is not a known key'],
-    [{ database: { url: 'mysql://x' } }, 'config: database.url must match'],
+    [{ database: { url: 'mysql://x' } }, 'config: database.url must be a postgres:// URL, or empty for the embedded database'],
   ])('rejects %j with one line naming the key', async (overrides, message) => {
     const error = await loadSettings({ overrides, readOnly: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
@@ -51,7 +51,7 @@ describe('configuration from the environment (real process)', () => {
     expect(lastLine(port.stderr)).toBe('config: server.port must be an integer between 0 and 65535');
     const base = await runIdp(['migrate'], { BASE_URL: 'ftp://nope' });
     expect(base.code).toBe(1);
-    expect(lastLine(base.stderr)).toMatch(/^config: issuer.base_url must match/);
+    expect(lastLine(base.stderr)).toMatch(/^config: issuer.base_url must be an origin such as https:\/\/id.example.com/);
     // Not a number at all: one line naming the variable, not node-config's parser internals.
     const word = await runIdp(['migrate'], { PORT: 'abc' });
     expect(word.code).toBe(1);
