@@ -41,6 +41,7 @@ export const settingsSchema = {
     'mail',
     'rate_limits',
     'account',
+    'landing',
     'applications',
   ],
   properties: {
@@ -249,6 +250,14 @@ export const settingsSchema = {
           'People may change their own name and e-mail address there (a new address takes effect, verified, once the code mailed to it is typed; the old address is told). Off: the profile is read-only and only the provisioning API changes it.',
       },
       changes_per_hour: int(1, 'Changes one person may make on the account page per hour (password, second factors, passkeys, sign-outs).'),
+    }),
+    landing: section('The front page at /welcome/, which anyone may open.', {
+      public_applications: {
+        type: 'array',
+        items: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' },
+        description:
+          'Slugs of the applications the page names, with a link to each and to its discovery document. Empty: it names none (which applications exist is not for every visitor to see).',
+      },
     }),
     applications: {
       type: 'array',

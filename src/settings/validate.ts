@@ -68,6 +68,7 @@ export function validateSettings(raw: unknown): Settings {
     if (check(raw)) {
       checkApplications(raw.applications, raw.webhooks.allow_insecure_loopback);
       checkWebhooks(raw);
+      checkPublicApplications(raw);
       return raw;
     }
     throw new ConfigError(formatConfigError(check.errors![0]));
@@ -217,6 +218,15 @@ function checkApplicationType(app: ApplicationSettings, key: string): void {
     });
   }
   app.application_type = type;
+}
+
+/** The landing page names applications by slug: each must be one of them. */
+function checkPublicApplications(settings: Settings): void {
+  const slugs = new Set(settings.applications.map((app) => app.slug));
+  settings.landing.public_applications.forEach((slug, i) => {
+    if (!slugs.has(slug))
+      throw new ConfigError(`config: landing.public_applications[${i}] "${slug}" is not the slug of an application in applications[]`);
+  });
 }
 
 /** Webhook receivers must use https (spec §6.1); loopback http only when the operator allows it (tests). */
