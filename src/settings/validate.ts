@@ -86,7 +86,7 @@ function namingTheApplication(message: string, raw: unknown): string {
 }
 
 /** Slugs that would shadow the shared endpoints under /application/o/. */
-const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo', 'introspect', 'revoke', ACCOUNT_SLUG]);
+const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo', 'introspect', 'revoke', 'device', ACCOUNT_SLUG]);
 const BUILT_IN_SCOPES = new Set(['openid', 'profile', 'email', 'offline_access']);
 
 /** https anywhere; plain http only on loopback (local development). No fragments. */
