@@ -40,10 +40,13 @@ function entryProblem(error: Error | undefined, status: number): string | undefi
   }
 }
 
+/** The code the person typed, kept in the field after a problem (the engine's errors carry it). */
+const typedCode = (error: Error | undefined) => String((error as { userCode?: unknown } | undefined)?.userCode ?? '');
+
 export function devicePages(app: ApplicationSettings, store: Store) {
   return {
     /** The entry page, and the page after a problem; a denial ends here too (the engine re-renders on it). */
-    async userCodeInputSource(ctx: KoaContextWithOIDC, _form: string, _out?: unknown, error?: Error & { userCode?: string }) {
+    async userCodeInputSource(ctx: KoaContextWithOIDC, _form: string, _out?: unknown, error?: Error) {
       if (error?.name === 'AbortedError') {
         const notAllowed = error.cause instanceof errors.AccessDenied;
         renderPage(ctx as never, 'message', {
@@ -60,7 +63,7 @@ export function devicePages(app: ApplicationSettings, store: Store) {
       renderPage(
         ctx as never,
         'device',
-        { title: 'Sign in on a device', ...formOf(ctx), code: error?.userCode ?? '', error: entryProblem(error, status) },
+        { title: 'Sign in on a device', ...formOf(ctx), code: typedCode(error), error: entryProblem(error, status) },
         status,
       );
     },
