@@ -15,7 +15,7 @@ import { loggablePath } from './observability/request-log.js';
 
 /** JSON endpoints of the protocol (the rest of /application/o/ is pages: authorize, end-session…), and metadata at RFC 8414 §3.1 locations. */
 const PROTOCOL_JSON =
-  /^\/application\/o\/(token|userinfo|introspect|revoke)\/?$|^\/application\/o\/[^/]+\/(jwks\/?|\.well-known\/.*)$|^\/\.well-known\/(openid-configuration|oauth-authorization-server)\//;
+  /^\/application\/o\/(token|userinfo|introspect|revoke|device)\/?$|^\/application\/o\/[^/]+\/(jwks\/?|\.well-known\/.*)$|^\/\.well-known\/(openid-configuration|oauth-authorization-server)\//;
 
 type Family = 'api' | 'protocol' | 'page';
 

@@ -61,6 +61,12 @@ export async function userAllowedIn(store: Store, app: ApplicationSettings, uuid
   return { user: found.user, allowed: found.user.is_active && member };
 }
 
+/** RFC 8628's grant type: the application signs people in on devices without a browser (or a keyboard). */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** Whether the application may start device sign-ins (its grant_types list the device_code grant). */
+export const usesDeviceFlow = (app: ApplicationSettings): boolean => app.grant_types.includes(DEVICE_CODE_GRANT);
+
 /** The engine's application_type: as configured, or as validation derived it from the redirect URIs (src/settings/validate.ts); web for the built-in account client. */
 export const applicationType = (app: ApplicationSettings): 'web' | 'native' => app.application_type ?? 'web';
 

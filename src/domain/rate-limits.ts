@@ -20,7 +20,9 @@ import type { AddressLookup } from '../store/contract.js';
  * ip: sign-in posts per address; interaction: codes per sign-in; challenges: passkey options per sign-in (or
  * account session), challenges_ip: per address; api: requests per API token;
  * client_auth: failed client authentications per client and address at the token endpoint;
- * account_changes: changes per person on the account page.
+ * account_changes: changes per person on the account page;
+ * user_codes: device user codes typed per address (guessing a code someone else's device shows);
+ * device_polls: token requests per device code within the polling interval (more than one answers slow_down).
  */
 export type LimitKind =
   | 'account'
@@ -34,7 +36,9 @@ export type LimitKind =
   | 'challenges_ip'
   | 'api'
   | 'client_auth'
-  | 'account_changes';
+  | 'account_changes'
+  | 'user_codes'
+  | 'device_polls';
 
 export type LimitOutcome = { allowed: true } | { allowed: false; kind: LimitKind; retryAfterSeconds: number };
 

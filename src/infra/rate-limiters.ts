@@ -59,6 +59,9 @@ export function createRateLimits(settings: Settings, redis?: Redis): RateLimits 
     api: { points: limits.api_per_minute, duration: 60 },
     client_auth: { points: CLIENT_AUTH_FAILURES_PER_MINUTE, duration: 60 },
     account_changes: { points: settings.account.changes_per_hour, duration: 3600 },
+    user_codes: { points: limits.user_code_attempts, duration: limits.user_code_window_seconds },
+    // One poll per window; the second of slack absorbs network jitter between two polls sent `interval` apart.
+    device_polls: { points: 1, duration: Math.max(1, settings.device_flow.poll_interval_seconds - 1) },
   };
   const limiters = Object.fromEntries(
     Object.entries(options).map(([kind, opts]) => {

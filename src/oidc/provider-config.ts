@@ -16,6 +16,8 @@ import { inputProblem } from '../domain/input-text.js';
 import { adapterFactory } from './engine-storage/adapter.js';
 import { findAccount } from './account.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
+import { devicePages } from './device-pages.js';
+import { DEVICE_AUTHORIZATION_PATH, DEVICE_PAGE_PATH } from './device-paths.js';
 import { renderEngineError } from './render-engine-error.js';
 
 export interface ProviderParts {
@@ -36,15 +38,22 @@ function rejectUnstorableParams(ctx: KoaContextWithOIDC) {
   }
 }
 
+/** The scope as the request sent it: the query of an authorization (the dispatcher turns a POST into a GET), the form of a device authorization. */
+function askedScope(ctx: KoaContextWithOIDC): string[] {
+  const form = (ctx.oidc as unknown as { body?: Record<string, unknown> }).body;
+  const scope = ctx.oidc.route === 'authorization' ? ctx.query.scope : form?.scope;
+  return typeof scope === 'string' ? scope.split(' ') : [];
+}
+
 /**
- * offline_access, asked for by the request as sent (GET: the dispatcher turns a POST into a GET). An application
- * that may not refresh gets invalid_scope, as for any scope it may not use. One that may is granted it, with or
- * without prompt=consent: OIDC Core §11 waives the consent prompt where "other conditions" permit offline access,
- * and the operator registering the application with refresh tokens is that condition (docs/decisions.md). The
- * engine drops it before this hook unless prompt=consent, so it is put back into the request here.
+ * offline_access, asked for by the request as sent. An application that may not refresh gets invalid_scope, as for
+ * any scope it may not use. One that may is granted it, with or without prompt=consent: OIDC Core §11 waives the
+ * consent prompt where "other conditions" permit offline access, and the operator registering the application with
+ * refresh tokens is that condition (docs/decisions.md). The engine drops it before this hook unless prompt=consent,
+ * so it is put back into the request here.
  */
 function honourOfflineAccess(ctx: KoaContextWithOIDC, app: ApplicationSettings) {
-  const asked = typeof ctx.query.scope === 'string' ? ctx.query.scope.split(' ') : [];
+  const asked = askedScope(ctx);
   if (!asked.includes('offline_access')) return;
   if (!grantableScopes(app).includes('offline_access'))
     throw new errors.InvalidScope('offline_access needs the refresh_token grant, which this application does not have', 'offline_access');
@@ -185,13 +194,18 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
       revocation: { enabled: true },
       // Sender-constrained tokens (RFC 9449): the shared token and UserInfo endpoints accept DPoP proofs.
       dPoP: { enabled: true },
+      // RFC 8628 for applications with the device_code grant (the others hear unauthorized_client, as for
+      // client_credentials). User codes of 8 letters without vowels or look-alikes (20^8), typed case- and
+      // dash-insensitively; our pages (device-pages.ts); guessing limited by the dispatcher (endpoints/device-steps.ts).
+      deviceFlow: { enabled: true, charset: 'base-20', mask: '****-****', ...devicePages(app, store) },
     },
     // CORS is decided per application by the endpoints (endpoints/cors-steps.ts, allowed_origins), which removes what the engine would allow beyond it.
     clientBasedCORS: () => true,
-    // Runs after redirect_uri validation, so these errors are redirected to the application.
+    // Runs after redirect_uri validation, so these errors are redirected to the application (a device authorization
+    // answers them as JSON). The device's request is stored with its code and never checked again: checked here too.
     extraParams: {
       async scope(ctx: KoaContextWithOIDC, value: string | undefined) {
-        if (ctx.oidc.route !== 'authorization') return;
+        if (ctx.oidc.route !== 'authorization' && ctx.oidc.route !== 'device_authorization') return;
         rejectUnstorableParams(ctx);
         // The engine treats a request without openid as plain OAuth; the spec requires it.
         if (
@@ -219,6 +233,7 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
       // A grant must outlive the refresh tokens issued from it.
       Grant: ttl.refresh_token_ttl,
       Interaction: 3600,
+      DeviceCode: settings.device_flow.code_ttl_seconds,
       Session: 14 * 24 * 3600,
     },
     routes: {
@@ -228,6 +243,9 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
       jwks: '/jwks/',
       end_session: '/end-session/',
       revocation: '/revoke/',
+      // Mounted at the origin (device-paths.ts): the URLs the engine builds from these are the public ones.
+      device_authorization: DEVICE_AUTHORIZATION_PATH,
+      code_verification: DEVICE_PAGE_PATH,
     },
     renderError: renderEngineError,
   };

@@ -10,6 +10,8 @@ import { tokensIssued } from '../observability/metrics.js';
 import { recordEndedSessions, replaceBackchannelSender } from './logout.js';
 import { everyApplication } from '../domain/account-client.js';
 import { noteEngineError } from './engine-errors.js';
+import { DEVICE_CODE_GRANT, usesDeviceFlow } from '../domain/applications.js';
+import { DEVICE_AUTHORIZATION_PATH } from './device-paths.js';
 
 export interface AppProvider {
   app: ApplicationSettings;
@@ -25,12 +27,21 @@ export interface ProviderSet {
 export const SHARED_PREFIX = '/application/o';
 export const issuerOf = (baseUrl: string, slug: string) => `${baseUrl}${SHARED_PREFIX}/${slug}/`;
 
-/** The discovery document advertises the shared endpoints, not the per-app paths the engine would list. */
-function advertiseSharedEndpoints(baseUrl: string) {
+/**
+ * The discovery document advertises the shared endpoints, not the per-app paths the engine would list; the device
+ * authorization endpoint and grant only for an application that has the device_code grant.
+ */
+function advertiseSharedEndpoints(baseUrl: string, app: ApplicationSettings) {
   return async function advertiseShared(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
     await next();
     if (ctx.oidc?.route !== 'discovery' || !ctx.body || typeof ctx.body !== 'object') return;
-    Object.assign(ctx.body as Record<string, unknown>, {
+    const body = ctx.body as Record<string, unknown>;
+    if (usesDeviceFlow(app)) body.device_authorization_endpoint = `${baseUrl}${DEVICE_AUTHORIZATION_PATH}`;
+    else {
+      delete body.device_authorization_endpoint;
+      body.grant_types_supported = (body.grant_types_supported as string[] | undefined)?.filter((grant) => grant !== DEVICE_CODE_GRANT);
+    }
+    Object.assign(body, {
       authorization_endpoint: `${baseUrl}${SHARED_PREFIX}/authorize/`,
       token_endpoint: `${baseUrl}${SHARED_PREFIX}/token/`,
       userinfo_endpoint: `${baseUrl}${SHARED_PREFIX}/userinfo/`,
@@ -60,7 +71,7 @@ export function createProviders(parts: ProviderParts & { logger: Logger }): Prov
     checkSigningKeyOf(app, parts.keys);
     const provider = new Provider(issuerOf(settings.issuer.base_url, app.slug), providerConfiguration(app, parts));
     provider.proxy = settings.server.trust_proxy;
-    provider.use(advertiseSharedEndpoints(settings.issuer.base_url) as never);
+    provider.use(advertiseSharedEndpoints(settings.issuer.base_url, app) as never);
     provider.use(recordEndedSessions(parts.store, logger) as never);
     replaceBackchannelSender(provider);
     provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
@@ -69,6 +80,7 @@ export function createProviders(parts: ProviderParts & { logger: Logger }): Prov
     // Kept for the endpoints' rewording by class (endpoints/remap-engine-errors.ts).
     provider.on('authorization.error', noteEngineError);
     provider.on('grant.error', noteEngineError);
+    provider.on('device_authorization.error', noteEngineError);
     provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
       logger.error({ err: error, app: app.slug, route: ctx.oidc?.route }, 'OIDC request failed');
     });

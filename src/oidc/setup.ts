@@ -43,5 +43,10 @@ export async function prepareOidc(settings: Settings, store: Store, logger: Logg
     logger,
     interactionPath: parts.interactionPath,
   });
-  return { providers, cookieKeys: keysForCookies, dispatch: dispatchOidc(providers, store, parts.limits) as Middleware, keys: watch };
+  return {
+    providers,
+    cookieKeys: keysForCookies,
+    dispatch: dispatchOidc(providers, store, parts.limits, settings.device_flow.poll_interval_seconds) as Middleware,
+    keys: watch,
+  };
 }

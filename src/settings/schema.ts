@@ -41,6 +41,8 @@ export const settingsSchema = {
     'mail',
     'rate_limits',
     'account',
+    'device_flow',
+    'landing',
     'applications',
   ],
   properties: {
@@ -239,6 +241,12 @@ export const settingsSchema = {
           'Failed password, code and passkey attempts (and setup or reset mails) per client IP per minute; right passwords do not count.',
         ),
         interaction_attempts: int(1, 'Second-factor and setup-code attempts per sign-in.'),
+        user_code_attempts: int(
+          1,
+          'User codes (device sign-in at /device/) one client address may type within user_code_window_seconds, right or wrong, each counted before it is looked up; further ones are refused unchecked until the window ends.',
+          1000,
+        ),
+        user_code_window_seconds: int(60, 'Window of user_code_attempts.'),
         api_per_minute: int(1, 'Provisioning API requests per API token per minute; further requests get 429 with Retry-After.'),
       },
     ),
@@ -249,6 +257,29 @@ export const settingsSchema = {
           'People may change their own name and e-mail address there (a new address takes effect, verified, once the code mailed to it is typed; the old address is told). Off: the profile is read-only and only the provisioning API changes it.',
       },
       changes_per_hour: int(1, 'Changes one person may make on the account page per hour (password, second factors, passkeys, sign-outs).'),
+    }),
+    device_flow: section(
+      'Device sign-in (RFC 8628) for applications with the urn:ietf:params:oauth:grant-type:device_code grant: a TV or command-line tool shows a code, the person types it at {base_url}/device/ (docs/integrating.md).',
+      {
+        code_ttl_seconds: int(
+          5,
+          'How long a device code and its user code last: the person has this long to type the code, sign in and allow. Polling after it answers expired_token.',
+          3600,
+        ),
+        poll_interval_seconds: int(
+          1,
+          'The polling interval the device is told (interval). A poll that comes sooner than one second less than this after the last accepted one answers slow_down (the device then waits 5 s longer each time).',
+          60,
+        ),
+      },
+    ),
+    landing: section('The front page at /welcome/, which anyone may open.', {
+      public_applications: {
+        type: 'array',
+        items: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' },
+        description:
+          'Slugs of the applications the page names, with a link to each and to its discovery document. Empty: it names none (which applications exist is not for every visitor to see).',
+      },
     }),
     applications: {
       type: 'array',
@@ -286,9 +317,12 @@ export const settingsSchema = {
             type: 'array',
             minItems: 1,
             default: ['authorization_code', 'refresh_token'],
-            items: { type: 'string', enum: ['authorization_code', 'refresh_token', 'client_credentials'] },
+            items: {
+              type: 'string',
+              enum: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'],
+            },
             description:
-              'Grants the application may use; client_credentials (a machine client) for confidential applications only. With refresh_token, every code exchange brings a refresh token, and the application may ask for (and is granted) offline_access.',
+              'Grants the application may use; client_credentials (a machine client) for confidential applications only. With refresh_token, every code exchange brings a refresh token, and the application may ask for (and is granted) offline_access. urn:ietf:params:oauth:grant-type:device_code (RFC 8628, public or confidential): a device without a browser signs a person in through {base_url}/device/ (device_flow).',
           },
           application_type: {
             type: 'string',

@@ -106,6 +106,7 @@ export function validateSettings(raw: unknown): Settings {
       ? [
           ...checkApplications(shaped.applications, shaped.webhooks.allow_insecure_loopback, broken),
           ...checkWebhooks(shaped.applications, shaped.webhooks.allow_insecure_loopback, broken),
+          ...checkPublicApplications(shaped),
         ]
       : [];
   const problems = [...schemaProblems, ...ruleProblems].map((message) => namingTheApplication(message, raw));
@@ -136,7 +137,7 @@ function namingTheApplication(message: string, raw: unknown): string {
 }
 
 /** Slugs that would shadow the shared endpoints under /application/o/. */
-const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo', 'introspect', 'revoke', ACCOUNT_SLUG]);
+const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo', 'introspect', 'revoke', 'device', ACCOUNT_SLUG]);
 const BUILT_IN_SCOPES = new Set(['openid', 'profile', 'email', 'offline_access']);
 
 /** https anywhere; plain http only on loopback (local development). No fragments. */
@@ -308,6 +309,16 @@ function checkApplicationType(app: ApplicationSettings, key: string): void {
     });
   }
   app.application_type = type;
+}
+
+/** The landing page names applications by slug: each must be one of them. */
+function checkPublicApplications(settings: Partial<Settings>): string[] {
+  const named = settings.landing?.public_applications;
+  if (!Array.isArray(named) || !Array.isArray(settings.applications)) return [];
+  const slugs = new Set(settings.applications.map((app) => app.slug));
+  return named.flatMap((slug, i) =>
+    slugs.has(slug) ? [] : [`config: landing.public_applications[${i}] "${slug}" is not the slug of an application in applications[]`],
+  );
 }
 
 /** Webhook receivers must use https (spec §6.1); loopback http only when the operator allows it (tests). */

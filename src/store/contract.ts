@@ -141,7 +141,8 @@ export interface OidcPayloadsRepository {
   upsert(row: Omit<OidcPayload, 'consumed_at'>): Promise<void>;
   /**
    * The row as the database holds it at `now`. Rows that expired before `now` are invisible (the engine must never
-   * see them, even before a sweep). MUST reflect every committed change, a consume made by another replica included.
+   * see them, even before a sweep); for a `toldExpired` model (oidc-models.ts) that is a while after its payload's
+   * expiry, which the engine checks itself. MUST reflect every committed change, a consume made by another replica included.
    */
   find(model: string, id: string, now: Date): Promise<OidcPayload | undefined>;
   /**

@@ -19,7 +19,17 @@ export interface ModelTraits {
   grantBound: boolean;
   /** Saved again by the engine mostly as it was read: a save that changes nothing is skipped (unit-of-work.ts). */
   resaved: boolean;
+  /**
+   * The engine reads these rows past their expiry on purpose (`ignoreExpiration`) and checks the expiry itself, to
+   * answer "expired" rather than "unknown": RFC 8628 §3.5's expired_token to a polling device, "that code has
+   * expired" on the device page. The row's storage expiry is `EXPIRED_ROWS_KEPT_SECONDS` later than its payload's
+   * (engine-storage/adapter.ts); the sweep removes it then.
+   */
+  toldExpired: boolean;
 }
+
+/** How long a `toldExpired` row outlives its expiry: longer than any device keeps polling (openid-client stops at expires_in). */
+export const EXPIRED_ROWS_KEPT_SECONDS = 3600;
 
 const traits = (set: Partial<ModelTraits>): ModelTraits => ({
   cached: false,
@@ -27,6 +37,7 @@ const traits = (set: Partial<ModelTraits>): ModelTraits => ({
   singleUse: false,
   grantBound: false,
   resaved: false,
+  toldExpired: false,
   ...set,
 });
 
@@ -38,7 +49,7 @@ export const OIDC_MODELS = {
   ClientCredentials: traits({ cached: true, batched: true }),
   AuthorizationCode: traits({ cached: true, batched: true, singleUse: true, grantBound: true }),
   RefreshToken: traits({ cached: true, batched: true, singleUse: true, grantBound: true }),
-  DeviceCode: traits({ singleUse: true, grantBound: true }),
+  DeviceCode: traits({ singleUse: true, grantBound: true, toldExpired: true }),
   BackchannelAuthenticationRequest: traits({ singleUse: true, grantBound: true }),
   Interaction: traits({}),
   PushedAuthorizationRequest: traits({}),

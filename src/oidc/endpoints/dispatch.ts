@@ -3,7 +3,8 @@
  * order (oidc-provider's actions/authorization/index.js habit): each step is a named middleware of its own file.
  * Shared endpoints find the application by client_id (authorize, token, revoke, introspect) or by the access
  * token's client (userinfo); per-application ones by the slug (discovery, JWKS, end-session, the authorization's
- * resume), as is the discovery document at its RFC 8414 location (/.well-known/…/application/o/{slug}). Every path
+ * resume), as is the discovery document at its RFC 8414 location (/.well-known/…/application/o/{slug}). The device
+ * pages at /device/ (RFC 8628) by the typed code or the resumed sign-in (endpoints/device-steps.ts). Every path
  * answers with or without its trailing slash.
  */
 import compose from 'koa-compose';
@@ -25,6 +26,8 @@ import { remapEngineErrors } from './remap-engine-errors.js';
 import { auditRevocation } from './audit-revocation.js';
 import { runEngine } from './run-engine.js';
 import { emptyRevocationAnswer, sayWhenToRetry } from './json-answers.js';
+import { deviceApplications, findDeviceApplication, limitUserCodes, slowDownPolling, tellPollInterval } from './device-steps.js';
+import { DEVICE_AUTHORIZATION_PATH, DEVICE_PAGE_PATH } from '../device-paths.js';
 import { applicationOf, type EndpointContext, type Step } from './state.js';
 
 interface Endpoint {
@@ -52,7 +55,14 @@ function engineInnerPath(inner: string): string | undefined {
   return undefined;
 }
 
-export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateLimits) {
+/** A device page's path as the engine serves it (/device/ and the resume /device/{uid}); anything else is not found. */
+function devicePagePath(path: string): string | undefined {
+  if (path === '/device' || path === DEVICE_PAGE_PATH) return DEVICE_PAGE_PATH;
+  return /^\/device\/[A-Za-z0-9_-]{1,64}\/?$/.test(path) ? path.replace(/\/$/, '') : undefined;
+}
+
+/** `pollIntervalSeconds`: how often a device may poll the token endpoint (settings.device_flow). */
+export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateLimits, pollIntervalSeconds: number) {
   const shared: Record<string, Endpoint> = {
     authorize: endpoint('GET, POST', [
       enginePagePolicy,
@@ -69,10 +79,22 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
       limitClientAuth(limits),
       checkMachineClientScopes,
       allowApplicationOrigins,
+      slowDownPolling(limits, pollIntervalSeconds),
       remapEngineErrors,
       sayWhenToRetry,
       writeIssuedTokens(store),
       runEngine('/token/'),
+    ]),
+    // RFC 8628 §3.1, mounted at the origin (device-paths.ts): the verification URI it answers is {base_url}/device/.
+    device: endpoint('POST', [
+      onlyPost('device authorization'),
+      findCallingClient(providers),
+      limitClientAuth(limits),
+      allowApplicationOrigins,
+      remapEngineErrors,
+      tellPollInterval(pollIntervalSeconds),
+      sayWhenToRetry,
+      runEngine(DEVICE_AUTHORIZATION_PATH, 'origin'),
     ]),
     revoke: endpoint('POST', [
       onlyPost('revocation'),
@@ -119,6 +141,15 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     endSession: compose([enginePagePolicy, withoutCors, refuseUnstorableLogoutParams, atApplication] as Middleware[]),
     resume: compose([enginePagePolicy, withoutCors, writeAuthorization(store), atApplication] as Middleware[]),
   };
+  /** The device pages: the engine's code verification and its resume, of the application the code belongs to. */
+  const devicePages = compose([
+    enginePagePolicy,
+    withoutCors,
+    limitUserCodes(limits),
+    writeAuthorization(store),
+    findDeviceApplication(providers, store),
+    runEngine(undefined, 'origin'),
+  ] as Middleware[]);
   const kindOf = (enginePath: string) =>
     /^\/(jwks|\.well-known)/.test(enginePath) ? 'published' : enginePath.startsWith('/end-session') ? 'endSession' : 'resume';
 
@@ -131,8 +162,19 @@ export function dispatchOidc(providers: ProviderSet, store: Store, limits: RateL
     return perApplication.published(ctx, next);
   }
 
+  /** /device/…: only while an application signs in devices. */
+  function devicePage(ctx: Context, next: Next) {
+    const enginePath = devicePagePath(ctx.path);
+    if (!enginePath || !deviceApplications(providers).length) return next();
+    (ctx as EndpointContext).state.enginePath = enginePath;
+    return devicePages(ctx, next);
+  }
+
   return function dispatchToProvider(ctx: Context, next: Next) {
-    if (!ctx.path.startsWith(`${SHARED_PREFIX}/`)) return ctx.path.startsWith('/.well-known/') ? wellKnown(ctx, next) : next();
+    if (!ctx.path.startsWith(`${SHARED_PREFIX}/`)) {
+      if (ctx.path.startsWith('/.well-known/')) return wellKnown(ctx, next);
+      return ctx.path.startsWith('/device') ? devicePage(ctx, next) : next();
+    }
     // /application/o/{first}{inner}: a shared endpoint, or an application's slug and its path.
     const path = ctx.path.slice(SHARED_PREFIX.length + 1);
     const slash = path.indexOf('/');

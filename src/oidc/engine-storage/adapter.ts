@@ -7,6 +7,7 @@ import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { OidcPayload, Store } from '../../store/contract.js';
 import { inputProblem } from '../../domain/input-text.js';
 import { forEngine } from '../engine-unavailable.js';
+import { EXPIRED_ROWS_KEPT_SECONDS, hasTrait } from '../../store/oidc-models.js';
 import { unitOfWorkOf, type Row } from './unit-of-work.js';
 
 export function adapterFactory(store: Store): (model: string) => Adapter {
@@ -28,6 +29,7 @@ export function adapterFactory(store: Store): (model: string) => Adapter {
 }
 
 function rowOf(model: string, id: string, payload: AdapterPayload, expiresIn: number | undefined): Row {
+  const kept = hasTrait(model, 'toldExpired') ? EXPIRED_ROWS_KEPT_SECONDS * 1000 : 0;
   return {
     model,
     id,
@@ -39,7 +41,13 @@ function rowOf(model: string, id: string, payload: AdapterPayload, expiresIn: nu
     client_id: payload.clientId ?? null,
     // The payload's own expiry (whole seconds) where it has one: a grant saved again without a new expiry keeps
     // the same column, and so makes no change notice (migration 0009).
-    expires_at: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+    // A toldExpired model's row is kept a while past it, so the engine can say "expired" (oidc-models.ts).
+    expires_at:
+      typeof payload.exp === 'number'
+        ? new Date(payload.exp * 1000 + kept)
+        : expiresIn
+          ? new Date(Date.now() + expiresIn * 1000 + kept)
+          : null,
   };
 }
 
