@@ -73,6 +73,9 @@ export async function resolveUpstreamIdentity(store: Store, source: SourceSettin
   const existing = await store.users.findByEmail(identity.email);
   if (existing) {
     if (!existing.is_active) return { kind: 'refused', reason: 'inactive', user: existing };
+    // Linked to another person at this source already: one link per user and source, whatever is proven.
+    if ((await store.sourceLinks.listForUser(existing.id)).some((other) => other.source === source.slug))
+      return { kind: 'refused', reason: 'linked_elsewhere', user: existing };
     if (!(source.trust_email && identity.emailVerified)) return { kind: 'prove', user: existing };
     try {
       await linkSource(store, existing, identity, 'trusted_email');

@@ -10,7 +10,7 @@ import * as client from 'openid-client';
 import { engines } from '../helpers/database.js';
 import { startOidcServer, PASSWORD, type OidcTestServer, type TestApp } from '../helpers/oidc-server.js';
 import { startCallbackServer, authorizationRequest, discover, exchangeCode, type CallbackServer } from '../helpers/oidc-rp.js';
-import { startUpstreamProvider, type UpstreamAccount, type UpstreamProvider } from '../helpers/upstream-provider.js';
+import { startUpstreamProvider, type Tampering, type UpstreamAccount, type UpstreamProvider } from '../helpers/upstream-provider.js';
 import { totpCode } from '../helpers/totp.js';
 import { confirmTotp, pendingTotpSecret } from '../../src/domain/totp.js';
 import { updateUser } from '../../src/domain/users.js';
@@ -216,6 +216,10 @@ describe.each(engines)('sign-in through upstream identity providers (%s)', (engi
 
     const next = await federate('corp', subject, { email: local.email, email_verified: true });
     expect((await tokensAt(next.started, next.landed)).claims()).toMatchObject({ sub: local.uuid, amr: ['fed'] });
+    // Another person at the same source claiming the address: one link per user and source, so refused outright.
+    const impostor = await federate('corp', fresh(), { email: local.email, email_verified: true });
+    expect(isPage(impostor.landed) && impostor.landed.status).toBe(403);
+    expect((impostor.landed as HttpResponse).text).toContain('is linked to another Corp corp account already');
   });
 
   test('linking an account with a second factor asks for it too; the link is made only after it', async () => {
@@ -286,11 +290,11 @@ describe.each(engines)('sign-in through upstream identity providers (%s)', (engi
     expect(upstream.tokenRequests).toBe(tokenRequests);
   });
 
-  test.each([
+  test.each<[string, Tampering]>([
     ['a wrong nonce', { claims: { nonce: 'someone-elses-nonce' } }],
     ['another audience', { claims: { aud: 'another-client' } }],
     ['an expired ID token', { claims: { exp: Math.floor(Date.now() / 1000) - 3600 } }],
-    ['a signature by a key the upstream does not publish', { foreignKey: true as const }],
+    ['a signature by a key the upstream does not publish', { foreignKey: true }],
   ])('attack: an ID token with %s is refused; no account is made', async (_case, tampering) => {
     const subject = fresh();
     const email = `${subject}@corp.example`;
