@@ -11,7 +11,7 @@
  */
 import type { SourceSettings } from '../settings/schema.js';
 import { UniqueViolation, type Store, type UserRow } from '../store/contract.js';
-import { ValidationError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { createUser } from './users.js';
 import { audit } from './audit.js';
 
@@ -157,4 +157,36 @@ export async function ensureGroupsNamed(store: Store, names: readonly string[]):
     if (uuid) uuids.set(name, uuid);
   }
   return uuids;
+}
+
+/** A user's link as the provisioning API shows it. */
+export interface SourceLinkView {
+  source: string;
+  subject: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** The user's links, by source; NotFoundError for an unknown user. */
+export async function listUserLinks(store: Store, userId: number): Promise<SourceLinkView[]> {
+  if (!(await store.users.findById(userId))) throw new NotFoundError('user');
+  return (await store.sourceLinks.listForUser(userId)).map((link) => ({
+    source: link.source,
+    subject: link.subject,
+    created_at: link.created_at.toISOString(),
+    last_used_at: link.last_used_at?.toISOString() ?? null,
+  }));
+}
+
+/**
+ * Removes the user's link to `source` (an operator's decision: the person then signs in through that source as a
+ * stranger to this account, and proves it again to link it), with its audit event; NotFoundError when there is none.
+ */
+export async function unlinkSource(store: Store, userId: number, source: string): Promise<void> {
+  await store.transaction(async (tx) => {
+    const user = await tx.users.lockById(userId);
+    if (!user) throw new NotFoundError('user');
+    if (!(await tx.sourceLinks.remove(userId, source))) throw new NotFoundError('link');
+    await audit(tx, 'source.unlinked', { user: user.uuid, details: { source } });
+  });
 }
