@@ -42,6 +42,35 @@ export interface UpstreamProvider {
   close(): Promise<void>;
 }
 
+/** The engine's rows in memory (its own quick-start adapter warns on every start; this one is the same, quietly). */
+class MemoryAdapter {
+  private static readonly rows = new Map<string, Record<string, unknown>>();
+  constructor(private readonly model: string) {}
+  private key = (id: string) => `${this.model}:${id}`;
+  async upsert(id: string, payload: Record<string, unknown>) {
+    MemoryAdapter.rows.set(this.key(id), payload);
+  }
+  async find(id: string) {
+    return MemoryAdapter.rows.get(this.key(id));
+  }
+  async findByUid(uid: string) {
+    return [...MemoryAdapter.rows.entries()].find(([key, row]) => key.startsWith(`${this.model}:`) && row.uid === uid)?.[1];
+  }
+  async findByUserCode() {
+    return undefined;
+  }
+  async consume(id: string) {
+    const row = MemoryAdapter.rows.get(this.key(id));
+    if (row) row.consumed = Math.floor(Date.now() / 1000);
+  }
+  async destroy(id: string) {
+    MemoryAdapter.rows.delete(this.key(id));
+  }
+  async revokeByGrantId(grantId: string) {
+    for (const [key, row] of MemoryAdapter.rows) if (row.grantId === grantId) MemoryAdapter.rows.delete(key);
+  }
+}
+
 export async function startUpstreamProvider(): Promise<UpstreamProvider> {
   const server = http.createServer();
   server.listen(0, '127.0.0.1');
@@ -65,6 +94,8 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
 
   function build(clients: UpstreamClient[]): Provider {
     const upstream = new Provider(issuer, {
+      adapter: MemoryAdapter,
+      ttl: { AccessToken: 300, AuthorizationCode: 60, IdToken: 300, Interaction: 600, Session: 3600, Grant: 3600 },
       clients: clients.map((client) => ({ token_endpoint_auth_method: 'client_secret_basic', ...client })),
       jwks: { keys: [signingJwk as never] },
       cookies: { keys: ['upstream-cookie-key-0123456789abcdef'] },
