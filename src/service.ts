@@ -21,6 +21,7 @@ import { createRateLimits } from './infra/rate-limiters.js';
 import { type SendMail } from './domain/mail.js';
 import { deliverMail } from './infra/mail-transport.js';
 import { ensureAccessGroups } from './domain/applications.js';
+import { ensureGroupsNamed } from './domain/source-links.js';
 import { redisConnection } from './queue/queues.js';
 import { enqueueMail, mailQueue } from './queue/mail-queue.js';
 import { startProducer } from './queue/producer.js';
@@ -142,6 +143,10 @@ export async function startService(settings: Settings, options: ServiceOptions =
     const infrastructure = redis ? redisInfrastructure(settings) : inProcessInfrastructure(settings, logger.child({ component: 'mail' }));
     closers.push(() => infrastructure.close());
     await ensureAccessGroups(store, settings.applications);
+    await ensureGroupsNamed(
+      store,
+      settings.sources.flatMap((source) => source.groups),
+    ); // the groups accounts made by upstream sign-ins join
     const oidc = await prepareOidc(settings, store, logger.child({ component: 'oidc' }), {
       interactionPath,
       limits: infrastructure.limits,

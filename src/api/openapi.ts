@@ -21,6 +21,8 @@ import {
   paginatedList,
   pagination,
   recoveryLink,
+  sourceLinkList,
+  sourceLinkView,
   userPkSchema,
   userView,
   uuidSchema,
@@ -58,6 +60,8 @@ const schemas = {
   Pagination: pagination,
   ApiTokenCreate: apiTokenCreate,
   NewApiToken: newApiTokenView,
+  SourceLink: sourceLinkView,
+  SourceLinkList: sourceLinkList,
   SigningKeyRotation: signingKeyRotationView,
   ErrorDetail: errorDetail,
   FieldErrors: fieldErrors,
@@ -102,6 +106,7 @@ const pathParams: Record<string, { schema: object; description: string }> = {
   group: { schema: uuidSchema, description: "The group's pk (a UUID)." },
   delivery: { schema: uuidSchema, description: "The delivery's id." },
   token: { schema: uuidSchema, description: "The API token's id (from the token list; never its secret)." },
+  source: { schema: sourceLinkView.properties.source, description: "The source's slug." },
 };
 
 interface Described {
@@ -226,6 +231,27 @@ const operations: Described[] = [
     param: 'user',
     status: 204,
     extra: { 503: answer('The notice cannot be queued (the mail queue is down): nothing changed.', ref('ErrorDetail'), retryAfter(true)) },
+  },
+  {
+    method: 'get',
+    path: '/core/users/{pk}/sources/',
+    operationId: 'core_users_sources_list',
+    summary: "List a user's links to upstream identity providers",
+    scope: 'users:read',
+    param: 'user',
+    status: 200,
+    returns: 'SourceLinkList',
+  },
+  {
+    method: 'delete',
+    path: '/core/users/{pk}/sources/{source}/',
+    operationId: 'core_users_sources_destroy',
+    summary: "Remove a user's link to an upstream identity provider",
+    description:
+      'The person then comes through that source as a stranger to this account: linking it again asks for its password (docs/federation.md). Audited as source.unlinked. 404 when the user has no link to the source.',
+    scope: 'users:write',
+    param: 'user',
+    status: 204,
   },
   {
     method: 'get',
@@ -433,7 +459,8 @@ const statusText: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Ac
 function parameters(op: Described): object[] {
   const found: object[] = [];
   for (const [, name] of op.path.matchAll(/\{(\w+)\}/g)) {
-    const param = pathParams[op.param!]!;
+    // {pk} and {id} name the operation's object; other names are their own kind ({source}).
+    const param = pathParams[name === 'pk' || name === 'id' ? op.param! : name!]!;
     found.push({ name, in: 'path', required: true, description: param.description, schema: param.schema });
   }
   for (const [name, schema] of Object.entries(op.query?.properties ?? {})) {

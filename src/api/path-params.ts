@@ -11,3 +11,9 @@ export function groupPk(raw: string | undefined): string {
   if (!raw || !UUID.test(raw)) throw notFound();
   return raw.toLowerCase();
 }
+
+/** A source's slug, as the configuration allows them. */
+export function sourceSlug(raw: string | undefined): string {
+  if (!raw || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(raw)) throw notFound();
+  return raw;
+}

@@ -148,3 +148,21 @@ export const fieldErrors = {
   minProperties: 1,
   additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
 } as const;
+
+/** A user's link to an upstream identity provider (docs/federation.md). */
+export const sourceLinkView = {
+  type: 'object',
+  required: ['source', 'subject', 'created_at', 'last_used_at'],
+  properties: {
+    source: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$', readOnly: true, description: "The source's slug (configuration)." },
+    subject: { type: 'string', readOnly: true, description: 'The identifier the upstream gives the person (its sub).' },
+    created_at: { ...timestamp, readOnly: true },
+    last_used_at: { ...nullable(timestamp), readOnly: true, description: 'UTC; the last sign-in through the link, null before one.' },
+  },
+} as const;
+
+export const sourceLinkList = {
+  type: 'object',
+  required: ['results'],
+  properties: { results: { type: 'array', items: { $ref: '#/components/schemas/SourceLink' } } },
+} as const;

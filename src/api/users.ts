@@ -8,7 +8,8 @@ import { changeCredentials } from '../domain/credential-changes.js';
 import type { SendMail } from '../domain/mail.js';
 import { fieldErrors } from './errors.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
-import { userPk } from './path-params.js';
+import { sourceSlug, userPk } from './path-params.js';
+import { listUserLinks, unlinkSource } from '../domain/source-links.js';
 import { assertScope, requireScope } from './require-scope.js';
 import { readOnlyUserFields, setPasswordBody, userCreate, userListQuery, userPatch } from './schemas.js';
 import { validateBody, validateQuery } from './validate.js';
@@ -91,6 +92,16 @@ export function userRoutes(router: Router, store: Store, settings: Settings, sen
       change: { removeSecondFactors: true },
       by: { kind: 'administrator' },
     });
+    ctx.status = 204;
+  });
+
+  // Links to upstream identity providers (docs/federation.md): listed, and removed by an operator.
+  router.get('/users/:pk/sources/', read, async (ctx) => {
+    ctx.body = { results: await listUserLinks(store, userPk(ctx.params.pk)) };
+  });
+
+  router.delete('/users/:pk/sources/:source/', write, async (ctx) => {
+    await unlinkSource(store, userPk(ctx.params.pk), sourceSlug(ctx.params.source));
     ctx.status = 204;
   });
 

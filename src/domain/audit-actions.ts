@@ -31,6 +31,8 @@ export const AUDIT_ACTIONS = [
   'group.member_removed',
   'api_token.created',
   'api_token.revoked',
+  'source.linked',
+  'source.unlinked',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -5,6 +5,7 @@
  * - `hash`: a keyed hash of a short code or token (setup codes, e-mail codes, recovery codes, recovery links), so a copy
  *   of the database alone does not let anyone brute-force 6-digit codes offline;
  * - `mac`: an HMAC tag (tickets, CSRF tokens) and `signingKeys` for cookies.
+ * `source-flow` seals the cookies of a sign-in through an upstream identity provider (src/sources/flow-cookies.ts).
  *
  * Data written before this module (format v1: one SHA-256 of secrets.key for both encryption and hashing)
  * stays readable: `unseal` reads v1, `hashes` also yields the v1 hash, and the v1 cookie key still verifies.
@@ -12,7 +13,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export type SecretPurpose =
-  'signing-key' | 'totp' | 'setup-code' | 'email-code' | 'recovery-code' | 'recovery-link' | 'ticket' | 'csrf' | 'cookie';
+  'signing-key' | 'totp' | 'setup-code' | 'email-code' | 'recovery-code' | 'recovery-link' | 'ticket' | 'csrf' | 'cookie' | 'source-flow';
 
 /** Legacy (v1) hash purposes, as they were spelled: kept only to read what v1 stored. */
 const V1_HASH_PURPOSE: Partial<Record<SecretPurpose, string>> = {

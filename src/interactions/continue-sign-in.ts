@@ -1,7 +1,9 @@
 /**
- * After the first factor (password, or a password just set): the second factor when the user has TOTP or a
- * passkey, enrolment when the application requires MFA and the user has neither, else finish. Finishing checks the
- * application's access group (spec §5) last, so nothing about membership shows before both factors.
+ * After the first factor (password, or a password just set, or an upstream identity provider): the second factor
+ * when the user has TOTP or a passkey, enrolment when the application requires MFA and the user has neither, else
+ * finish. Finishing checks the application's access group (spec §5) last, so nothing about membership shows before
+ * both factors. A pending link to an upstream identity (docs/federation.md) is made once the account is proven: after
+ * its second factor when it has one, else after its password.
  */
 import type { InteractionResults } from 'oidc-provider';
 import type { SecondFactors, UserRow } from '../store/contract.js';
@@ -12,14 +14,51 @@ import { otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEnrolPage, renderMfaPage } from './pages.js';
 import { audit, auditEvent, currentActor } from '../domain/audit.js';
+import { LinkConflict, linkSource, type PendingLink } from '../domain/source-links.js';
+import { PageError } from '../errors.js';
 
-/** `factors`: the user's second factors when the caller has read them already (with the password hash). */
-export async function continueSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[], factors?: SecondFactors) {
+/**
+ * `factors`: the user's second factors when the caller has read them already (with the password hash). `link`: an
+ * upstream identity to link once the account is proven (carried through the second-factor page by its ticket).
+ */
+export async function continueSignIn(
+  ctx: InteractionContext,
+  deps: SignInDeps,
+  user: UserRow,
+  amr: string[],
+  factors?: SecondFactors,
+  link?: PendingLink,
+) {
   const { uid } = ctx.state.interaction.details;
   const has = factors ?? (await deps.store.credentials.secondFactors(user.id));
-  if (has.totp || has.passkey) return renderMfaPage(ctx, deps.tickets.sign(uid, { user: user.uuid, stage: 'mfa', amr }), has);
+  if (has.totp || has.passkey)
+    return renderMfaPage(ctx, deps.tickets.sign(uid, { user: user.uuid, stage: 'mfa', amr, ...(link ? { link } : {}) }), has);
+  // Nothing more to prove: the account has no second factor (enrolment, if due, comes after the link).
+  if (link) await linkProvenAccount(ctx, deps, user, link);
   if (ctx.state.interaction.entry.app.require_mfa) return showEnrolment(ctx, deps, user, amr, true);
   return completeSignIn(ctx, deps, user, amr);
+}
+
+/** Links the proven account to the upstream identity; one linked to someone else (meanwhile) ends on a page that says so. */
+async function linkProvenAccount(ctx: InteractionContext, deps: SignInDeps, user: UserRow, link: PendingLink): Promise<void> {
+  try {
+    await linkSource(deps.store, user, link, 'proof');
+  } catch (error) {
+    if (!(error instanceof LinkConflict)) throw error;
+    throw new PageError(
+      409,
+      {
+        title: 'Account not linked',
+        heading: 'This account cannot be linked',
+        message:
+          error.reason === 'source_taken'
+            ? 'This account is linked to another account at that provider already. Sign in with your password, or ask your administrator to remove the old link.'
+            : 'That account at the provider is linked to another account here.',
+        link: { href: ctx.state.interaction.base, label: 'Sign in another way' },
+      },
+      error,
+    );
+  }
 }
 
 /** The second-factor page again (after a wrong code or passkey), offering what the user has. */
@@ -52,8 +91,10 @@ export async function showEnrolment(
   return renderEnrolPage(ctx, ticket, secret, otpauthUrl(secret, user.email, issuer), error, error ? 400 : 200);
 }
 
-export async function completeSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[]) {
+/** `link`: an upstream identity to link, now that the account's second factor proved it too. */
+export async function completeSignIn(ctx: InteractionContext, deps: SignInDeps, user: UserRow, amr: string[], link?: PendingLink) {
   const { app } = ctx.state.interaction.entry;
+  if (link) await linkProvenAccount(ctx, deps, user, link);
   const method = amr.join('+');
   const actor = { ...currentActor(), type: 'user' as const, id: user.uuid };
   // The same rule and read as every later token use: the replica then has the user kept for the code exchange.

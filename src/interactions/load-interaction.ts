@@ -6,7 +6,8 @@ import type { Next } from 'koa';
 import { PageError, unavailableIn } from '../errors.js';
 import { applicationHome } from '../domain/applications.js';
 import type { CsrfTokens } from '../http/forms.js';
-import { interactionPath, type InteractionContext, type SignInApps } from './state.js';
+import type { ApplicationSettings } from '../settings/schema.js';
+import { interactionPath, type InteractionContext, type OfferedSource, type SignInApps } from './state.js';
 
 /**
  * No interaction cookie, another interaction's cookie, or an interaction the engine has forgotten. When the
@@ -26,7 +27,8 @@ export const expired = (cause?: unknown, app?: { name: string; redirect_uris: re
   );
 };
 
-export function loadInteraction(apps: SignInApps, csrf: CsrfTokens) {
+/** `offered`: the upstream identity providers an application's sign-in page offers (none by default). */
+export function loadInteraction(apps: SignInApps, csrf: CsrfTokens, offered: (app: ApplicationSettings) => OfferedSource[] = () => []) {
   return async function loadInteraction(ctx: InteractionContext & { params: Record<string, string> }, next: Next) {
     const entry = apps.bySlug.get(ctx.params.slug ?? '');
     if (!entry) throw expired();
@@ -37,7 +39,13 @@ export function loadInteraction(apps: SignInApps, csrf: CsrfTokens) {
       throw unavailableIn(error) ?? expired(error, entry.app); // a database outage is not an expired sign-in
     }
     if (details.uid !== ctx.params.uid || details.params.client_id !== entry.app.client_id) throw expired(undefined, entry.app);
-    ctx.state.interaction = { entry, details, base: interactionPath(entry.app.slug, details.uid), csrf: csrf.tokenFor(details.uid) };
+    ctx.state.interaction = {
+      entry,
+      details,
+      base: interactionPath(entry.app.slug, details.uid),
+      csrf: csrf.tokenFor(details.uid),
+      sources: offered(entry.app),
+    };
     return next();
   };
 }

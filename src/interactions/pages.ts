@@ -22,7 +22,16 @@ export function renderEmailPage(ctx: InteractionContext, email = '', error?: str
   renderPage(
     ctx as never,
     'email',
-    { ...common(ctx), action: `${base}email`, forgot: `${base}forgot`, passkey: passkeyForm(ctx), autofill: !error, email, error },
+    {
+      ...common(ctx),
+      action: `${base}email`,
+      forgot: `${base}forgot`,
+      passkey: passkeyForm(ctx),
+      autofill: !error,
+      email,
+      error,
+      sources: ctx.state.interaction.sources.map((source) => ({ name: source.name, action: `${base}source/${source.slug}` })),
+    },
     status,
   );
 }
@@ -36,6 +45,17 @@ const passkeyForm = (ctx: InteractionContext) => ({
 export function renderPasswordPage(ctx: InteractionContext, email: string, error?: string, status = 200) {
   const { base } = ctx.state.interaction;
   renderPage(ctx as never, 'password', { ...common(ctx), action: `${base}password`, forgot: `${base}forgot`, email, error }, status);
+}
+
+/** A person from an upstream identity provider proves the account that has their address, once, to link it (src/sources/). */
+export function renderLinkPage(ctx: InteractionContext, ticket: string, email: string, sourceName: string, error?: string, status = 200) {
+  const { base } = ctx.state.interaction;
+  renderPage(
+    ctx as never,
+    'link',
+    { ...common(ctx), action: `${base}link`, forgot: `${base}forgot`, ticket, email, sourceName, error },
+    status,
+  );
 }
 
 export function renderForgotPage(ctx: InteractionContext, email = '', error?: string, status = 200) {

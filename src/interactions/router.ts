@@ -1,8 +1,11 @@
-/** The sign-in pages under /if/flow/{slug}/{uid}/ and the recovery links under /if/recovery/{token}/. */
+/**
+ * The sign-in pages under /if/flow/{slug}/{uid}/, the recovery links under /if/recovery/{token}/, and the callback of
+ * upstream identity providers under /source/oauth/ (src/sources/).
+ */
 import Router from '@koa/router';
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
-import type { Settings } from '../settings/schema.js';
+import type { ApplicationSettings, Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import { ticketSigner } from './tickets.js';
 import type { SignInApps, SignInServices } from './state.js';
@@ -22,12 +25,25 @@ import { submitFinish } from './submit-finish.js';
 import { showRecoveryLink, submitRecoveryLink } from './recovery-link.js';
 import { passkeyEnrolOptions, passkeyOptions, submitPasskey, submitPasskeyEnrolment } from './submit-passkey.js';
 import { relyingPartyOf } from '../domain/passkeys.js';
+import { offeredBy, upstreamsFrom } from '../sources/upstreams.js';
+import { flowCookies } from '../sources/flow-cookies.js';
+import { addSourceRoutes, callbackRouter } from '../sources/router.js';
 
 export function interactionMiddleware(apps: SignInApps, store: Store, settings: Settings, services: SignInServices): Middleware {
   const csrf = csrfTokens(settings.secrets.key);
-  const deps = { store, settings, services, tickets: ticketSigner(settings.secrets.key), rp: relyingPartyOf(settings.issuer.base_url) };
+  const upstreams = upstreamsFrom(settings);
+  const deps = {
+    store,
+    settings,
+    services,
+    tickets: ticketSigner(settings.secrets.key),
+    rp: relyingPartyOf(settings.issuer.base_url),
+    upstreams,
+    cookies: flowCookies(settings.secrets.key, settings.issuer.base_url),
+  };
   const router = new Router({ prefix: '/if/flow/:slug/:uid' });
-  const load = loadInteraction(apps, csrf) as Middleware;
+  const offered = (app: ApplicationSettings) => offeredBy(app, upstreams).map(({ source }) => ({ slug: source.slug, name: source.name }));
+  const load = loadInteraction(apps, csrf, offered) as Middleware;
   const posted = [parseForm() as Middleware, load, checkCsrf(csrf) as Middleware];
   router.get('/', load, showSignIn as Middleware);
   router.post('/email', ...posted, submitEmail(deps) as Middleware);
@@ -43,10 +59,19 @@ export function interactionMiddleware(apps: SignInApps, store: Store, settings: 
   router.post('/passkey', ...posted, submitPasskey(deps) as Middleware);
   router.post('/passkey/enrol-options', ...posted, passkeyEnrolOptions(deps) as Middleware);
   router.post('/passkey/enrol', ...posted, submitPasskeyEnrolment(deps) as Middleware);
+  addSourceRoutes(router, deps, load, posted);
+  const callbacks = callbackRouter(deps);
 
   const recovery = new Router({ prefix: '/if/recovery/:token' });
   recovery.get('/', showRecoveryLink(deps, csrf) as unknown as Middleware);
   recovery.post('/', parseForm() as Middleware, submitRecoveryLink(deps, csrf) as unknown as Middleware);
 
-  return compose<any>([router.routes(), router.allowedMethods(), recovery.routes(), recovery.allowedMethods()]) as Middleware;
+  return compose<any>([
+    router.routes(),
+    router.allowedMethods(),
+    recovery.routes(),
+    recovery.allowedMethods(),
+    callbacks.routes(),
+    callbacks.allowedMethods(),
+  ]) as Middleware;
 }

@@ -48,6 +48,13 @@ export interface InteractionState {
   /** The interaction page's own path, `/if/flow/{slug}/{uid}/`. */
   base: string;
   csrf: string;
+  /** The upstream identity providers the application offers ("Continue with {name}"; src/sources/). */
+  sources: OfferedSource[];
+}
+
+export interface OfferedSource {
+  slug: string;
+  name: string;
 }
 
 export type InteractionContext = ParameterizedContext<{ interaction: InteractionState }> & { request: { body?: Record<string, unknown> } };

@@ -29,7 +29,7 @@ export function submitMfa(deps: SignInDeps) {
     const passed = async () => {
       await deps.services.limits.reset('second_factor', userKey(user));
       // A recovery code stands in for the one-time code: the same amr, ["pwd", "otp"] (docs/integrating.md).
-      return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp']);
+      return completeSignIn(ctx, deps, user, [...ticket.amr, 'otp'], ticket.link);
     };
 
     const code = String(ctx.request.body?.code ?? '').replace(/\s/g, '');

@@ -87,7 +87,7 @@ export function submitPasskey(deps: SignInDeps) {
       return failed(PASSKEY_FAILED, 400);
     }
     if (step) await deps.services.limits.reset('second_factor', userKey(step.user));
-    return completeSignIn(ctx, deps, user, step ? [...step.ticket.amr, ...checked.amr] : checked.amr);
+    return completeSignIn(ctx, deps, user, step ? [...step.ticket.amr, ...checked.amr] : checked.amr, step?.ticket.link);
   };
 }
 

@@ -5,8 +5,10 @@
  * another sign-in.
  */
 import { secretsFrom } from '../domain/secrets.js';
+import type { PendingLink } from '../domain/source-links.js';
 
-export type Stage = 'mfa' | 'enrol' | 'done' | 'reset';
+/** `link`: a person from an upstream identity provider proves the account that has their address (src/sources/). */
+export type Stage = 'mfa' | 'enrol' | 'done' | 'reset' | 'link';
 
 export interface Ticket {
   /**
@@ -17,6 +19,8 @@ export interface Ticket {
   stage: Stage;
   /** Authentication methods used so far (RFC 8176). */
   amr: string[];
+  /** The upstream identity to link once the account is proven (its password, then its second factor when it has one). */
+  link?: PendingLink;
 }
 
 const LIFETIME_MS = 15 * 60_000;
@@ -38,7 +42,8 @@ export function ticketSigner(secret: string) {
       if (!body || !given) return undefined;
       if (!secrets.equal(given, mac(uid, body))) return undefined;
       const ticket = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Ticket & { exp: number };
-      return ticket.stage === stage && ticket.exp > now ? { user: ticket.user, stage: ticket.stage, amr: ticket.amr } : undefined;
+      if (ticket.stage !== stage || !(ticket.exp > now)) return undefined;
+      return { user: ticket.user, stage: ticket.stage, amr: ticket.amr, ...(ticket.link ? { link: ticket.link } : {}) };
     },
   };
 }

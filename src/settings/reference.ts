@@ -34,11 +34,18 @@ export function configReference(configDir: string): string {
   const defaults = parseYaml(readFileSync(path.join(configDir, 'default.yaml'), 'utf8')) as Plain;
   const env = envNames(parseYaml(readFileSync(path.join(configDir, 'custom-environment-variables.yaml'), 'utf8')));
   const rows: string[] = [];
-  const walk = (node: Node, key: string, defaultValue: unknown) => {
+  const walk = (node: Node, key: string, defaultValue: unknown, isRequired = false) => {
     if (node.type === 'object' && node.properties) {
       if (key && node.description) rows.push(`| **\`${key}\`** | | | | ${node.description} |`);
+      // The required keys of a list's entries (applications[], sources[]) say so; sections' keys all have defaults.
+      const listEntry = key.endsWith('[]');
       for (const [name, child] of Object.entries(node.properties))
-        walk(child, key ? `${key}.${name}` : name, (defaultValue as Plain | undefined)?.[name] ?? child.default);
+        walk(
+          child,
+          key ? `${key}.${name}` : name,
+          (defaultValue as Plain | undefined)?.[name] ?? child.default,
+          listEntry && (node.required ?? []).includes(name),
+        );
       return;
     }
     if (node.type === 'array' && node.items?.properties) {
@@ -50,10 +57,7 @@ export function configReference(configDir: string): string {
     const rule = (
       node.type === 'string' && pattern ? `text matching \`${pattern}\`` : describeRule(node as Plain).replace(/^must (be )?/, '')
     ).replace(/\|/g, '\\|');
-    const required =
-      key.includes('[]') && (settingsSchema.properties.applications.items.required as readonly string[]).includes(key.split('.').pop()!)
-        ? ' (required)'
-        : '';
+    const required = isRequired ? ' (required)' : '';
     rows.push(
       `| \`${key}\` | ${rule}${required} | ${show(defaultValue)} | ${env.get(key) ? `\`${env.get(key)}\`` : ''} | ${(node.description ?? '').replace(/\|/g, '\\|')} |`,
     );

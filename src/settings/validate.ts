@@ -4,7 +4,7 @@
  */
 import { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG } from './reserved.js';
 import { Ajv, type ErrorObject } from 'ajv';
-import { settingsSchema, type ApplicationSettings, type Settings } from './schema.js';
+import { settingsSchema, type ApplicationSettings, type Settings, type SourceSettings } from './schema.js';
 import { isSecureOrLoopbackUrl } from '../loopback.js';
 import { environmentValue } from './environment.js';
 
@@ -67,6 +67,8 @@ export function describeRule(schema: Record<string, unknown>): string {
     pattern?: string;
   };
   if (allowed) return `must be one of ${allowed.join(', ')}`;
+  // A key of several forms: its description starts with them ("a list of source slugs, or "*" for every source: …").
+  if (schema.anyOf) return `must be ${String(schema.description ?? '').split(':')[0]}`;
   if (type === 'integer' || type === 'number') {
     const noun = type === 'integer' ? 'an integer' : 'a number';
     if (minimum !== undefined && maximum !== undefined) return `must be ${noun} between ${minimum} and ${maximum}`;
@@ -109,7 +111,9 @@ export function validateSettings(raw: unknown): Settings {
           ...checkPublicApplications(shaped),
         ]
       : [];
-  const problems = [...schemaProblems, ...ruleProblems].map((message) => namingTheApplication(message, raw));
+  // Sources are checked once the schema holds (their rules read fields it guarantees).
+  const sourceProblems = valid ? collect([() => checkSources(raw as Settings)]) : [];
+  const problems = [...schemaProblems, ...ruleProblems, ...sourceProblems].map((message) => namingTheApplication(message, raw));
   if (problems.length) throw new ConfigError(problems);
   return raw as Settings;
 }
@@ -130,10 +134,11 @@ function collect(checks: Array<() => void>): string[] {
 
 /** `applications[3]` means little in a long list: the message also names the entry by its slug, when it has one. */
 function namingTheApplication(message: string, raw: unknown): string {
-  const index = /^config: applications\[(\d+)\]/.exec(message)?.[1];
-  const slug = index === undefined ? undefined : (raw as { applications?: Array<{ slug?: unknown }> }).applications?.[Number(index)]?.slug;
+  const [, list, index] = /^config: (applications|sources)\[(\d+)\]/.exec(message) ?? [];
+  const entries = list ? (raw as Record<string, Array<{ slug?: unknown }> | undefined>)[list] : undefined;
+  const slug = Array.isArray(entries) ? entries[Number(index)]?.slug : undefined;
   if (typeof slug !== 'string' || !slug || message.includes(`"${slug}"`)) return message;
-  return `${message} (application "${slug}")`;
+  return `${message} (${list === 'sources' ? 'source' : 'application'} "${slug}")`;
 }
 
 /** Slugs that would shadow the shared endpoints under /application/o/. */
@@ -353,4 +358,58 @@ function webhookSecret(
   if (inline !== undefined && envName !== undefined) throw new ConfigError(`${key} sets both ${name} and ${name}_env; keep one`);
   if (envName === undefined) return inline;
   return secretFromEnvironment(`${key}.${name}_env`, envName);
+}
+
+/** Scopes an OpenID Connect source asks for unless it lists its own. */
+export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
+
+/**
+ * Rules of `sources` the schema cannot say: unique slugs, the keys each type needs (and only those), upstream URLs
+ * (https; http only on loopback, as for redirect URIs), the secret from one place; and every application's
+ * `sources` naming sources that exist. Defaults that depend on the type are filled in here.
+ */
+function checkSources(settings: Settings): void {
+  const slugs = new Set<string>();
+  type UrlKey = 'issuer' | 'authorization_url' | 'token_url' | 'userinfo_url';
+  const urls: Record<SourceSettings['type'], UrlKey[]> = {
+    oidc: ['issuer'],
+    oauth2: ['authorization_url', 'token_url', 'userinfo_url'],
+  };
+  const foreignKeys: Record<SourceSettings['type'], Array<keyof SourceSettings>> = {
+    oidc: ['authorization_url', 'token_url', 'userinfo_url', 'claims'],
+    oauth2: ['issuer'],
+  };
+  settings.sources.forEach((source: SourceSettings, index) => {
+    const key = `config: sources[${index}]`;
+    if (slugs.has(source.slug)) throw new ConfigError(`${key}.slug "${source.slug}" is used by another source`);
+    slugs.add(source.slug);
+    for (const field of urls[source.type]) {
+      const value = source[field];
+      if (value === undefined) throw new ConfigError(`${key}.${field} is required for a source of type ${source.type}`);
+      if (!isSecureOrLoopbackUrl(value, true) || new URL(value).hash)
+        throw new ConfigError(`${key}.${field} must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`);
+    }
+    for (const field of foreignKeys[source.type]) {
+      if (source[field] !== undefined) throw new ConfigError(`${key}.${field} is not used by a source of type ${source.type}; remove it`);
+    }
+    source.scopes ??= source.type === 'oidc' ? [...DEFAULT_OIDC_SCOPES] : [];
+    if (source.type === 'oidc' && !source.scopes.includes('openid')) throw new ConfigError(`${key}.scopes must include openid`);
+    if (source.client_secret !== undefined && source.client_secret_env !== undefined)
+      throw new ConfigError(`${key} sets both client_secret and client_secret_env; keep one`);
+    if (source.client_secret_env !== undefined) {
+      const secret = process.env[source.client_secret_env];
+      if (!secret) throw new ConfigError(`${key}.client_secret_env names ${source.client_secret_env}, which must be set`);
+      source.client_secret = secret;
+    }
+    if (source.client_secret === undefined) throw new ConfigError(`${key}.client_secret is required (or client_secret_env)`);
+  });
+  settings.applications.forEach((app, index) => {
+    if (app.sources === undefined || app.sources === '*') return;
+    app.sources.forEach((slug, i) => {
+      if (!slugs.has(slug))
+        throw new ConfigError(
+          `config: applications[${index}].sources[${i}] "${slug}" names no source (sources: ${[...slugs].join(', ') || 'none'})`,
+        );
+    });
+  });
 }

@@ -499,6 +499,37 @@ export interface EmailChangesRepository {
   sweepExpired(now: Date): Promise<number>;
 }
 
+// ---- Links to upstream identity providers
+
+/*
+ * Storage contract of source links (docs/federation.md): a person at an upstream identity provider (the source's
+ * slug and the subject it names them by) linked to one user. Unique both ways: (source, subject) names one user,
+ * and a user has at most one link per source. A link goes with its user.
+ */
+export interface SourceLinkRow {
+  source: string;
+  subject: string;
+  user_id: number;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+export interface SourceLinksRepository {
+  /**
+   * MUST refuse, even under concurrency, a (source, subject) linked already with UniqueViolation('subject'), and a
+   * second link of the user to the same source with UniqueViolation('source').
+   */
+  insert(link: { source: string; subject: string; user_id: number }): Promise<SourceLinkRow>;
+  /** The link of this upstream identity, if any. */
+  find(source: string, subject: string): Promise<SourceLinkRow | undefined>;
+  /** The user's links, by source. */
+  listForUser(userId: number): Promise<SourceLinkRow[]>;
+  /** Notes a sign-in through the link; false when it no longer exists. */
+  touch(source: string, subject: string, now: Date): Promise<boolean>;
+  /** Removes the user's link to `source`; true when there was one. */
+  remove(userId: number, source: string): Promise<boolean>;
+}
+
 // ---- The audit trail
 
 /*
@@ -557,6 +588,8 @@ export interface Store {
   passkeys: PasskeysRepository;
   /** E-mail address changes waiting for their mailed code. */
   emailChanges: EmailChangesRepository;
+  /** Links between upstream identities and users. */
+  sourceLinks: SourceLinksRepository;
   /** Deletes expired rows (OIDC payloads, setup codes and recovery links, WebAuthn challenges, e-mail changes); returns how many, per kind. */
   sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number; emailChanges: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */

@@ -96,6 +96,16 @@ export interface Tables {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   email_changes: EmailChangesTable;
+  source_links: SourceLinksTable;
+}
+
+/** A person at an upstream identity provider, linked to a user (migration 0016). */
+export interface SourceLinksTable {
+  source: string;
+  subject: string;
+  user_id: number;
+  created_at: Generated<Date>;
+  last_used_at: Date | null;
 }
 
 /** A pending e-mail address change (migration 0013). */

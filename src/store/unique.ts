@@ -6,6 +6,8 @@ const fieldOfConstraint: Record<string, string> = {
   users_username_key: 'username',
   users_email_key: 'email',
   groups_name_key: 'name',
+  source_links_pkey: 'subject',
+  source_links_user_source_key: 'source',
 };
 
 export async function mapUnique<T>(write: Promise<T>): Promise<T> {

@@ -16,6 +16,7 @@ import { runPasskeysConformance } from './passkeys.js';
 import { runPasswordSetupConformance } from './password-setup.js';
 import { runReplicasConformance } from './replicas.js';
 import { runSigningKeysConformance } from './signing-keys.js';
+import { runSourceLinksConformance } from './source-links.js';
 import { runSweepConformance } from './sweep.js';
 import { runTransactionConformance } from './transactions.js';
 import { runUsersConformance } from './users.js';
@@ -31,6 +32,7 @@ export function runStoreConformance(open: Open, backend: Backend): void {
   runPasswordSetupConformance(open);
   runEmailChangesConformance(open);
   runPasskeysConformance(open);
+  runSourceLinksConformance(open);
   runOidcPayloadsConformance(open);
   runEventsConformance(open, backend);
   runSweepConformance(open);

@@ -1,0 +1,69 @@
+/**
+ * GET /if/flow/{slug}/{uid}/source/{source}/continue: the callback's identity arrives at the interaction's own
+ * page, and the account rules decide (domain/source-links.ts): a linked or new account goes on like a password
+ * sign-in (second factor when the user has one, enrolment when the application requires MFA, the access group last)
+ * with amr ["fed"]; an unlinked account with the address asks for its password first (submit-link.ts); refusals end
+ * on a page that says why and leads back.
+ */
+import type { InteractionContext } from '../interactions/state.js';
+import { PageError } from '../errors.js';
+import { restart, renderLinkPage } from '../interactions/pages.js';
+import { continueSignIn } from '../interactions/continue-sign-in.js';
+import { hasPassword } from '../domain/passwords.js';
+import { resolveUpstreamIdentity, type RefusalReason } from '../domain/source-links.js';
+import { audit } from '../domain/audit.js';
+import { signIns } from '../observability/metrics.js';
+import { offeredUpstream } from './start.js';
+import type { SourceDeps } from './state.js';
+
+/** RFC 8176: federated authentication. */
+export const FEDERATED = 'fed';
+
+function refusal(ctx: InteractionContext, sourceName: string, reason: RefusalReason | 'no_password', email?: string): PageError {
+  const messages: Record<typeof reason, string> = {
+    inactive: 'This account is deactivated. Ask your administrator.',
+    unknown: `There is no account here for the person ${sourceName} signed in, and new accounts are not created this way. Ask your administrator.`,
+    no_email: `${sourceName} did not share a usable e-mail address, which an account here needs. Allow it to share your address, or sign in another way.`,
+    linked_elsewhere: `The account for ${email ?? 'this address'} is linked to another ${sourceName} account already. Sign in with your password, or ask your administrator.`,
+    no_password: `An account for ${email ?? 'this address'} exists here, and it must be proven once before ${sourceName} can sign in to it. Sign in with your e-mail address (we send a code to set a password), then continue with ${sourceName} again.`,
+  };
+  return new PageError(403, {
+    title: 'Sign-in error',
+    heading: `You cannot sign in with ${sourceName}`,
+    message: messages[reason],
+    link: { href: ctx.state.interaction.base, label: 'Sign in another way' },
+  });
+}
+
+export function resumeFromSource(deps: SourceDeps) {
+  return async function resumeFromSource(ctx: InteractionContext & { params: Record<string, string> }) {
+    const { details, entry, base } = ctx.state.interaction;
+    const { source } = offeredUpstream(ctx, deps, ctx.params.source);
+    const identity = deps.cookies.takeIdentity(ctx, base, details.uid, source.slug);
+    if (!identity) throw restart(ctx, 'This sign-in step has expired. Start again.');
+    const outcome = await resolveUpstreamIdentity(deps.store, source, identity);
+    switch (outcome.kind) {
+      case 'signed_in':
+        return continueSignIn(ctx, deps, outcome.user, [FEDERATED]);
+      case 'prove': {
+        const { user } = outcome;
+        if (!(await hasPassword(deps.store, user.id))) throw refusal(ctx, source.name, 'no_password', user.email);
+        const ticket = deps.tickets.sign(details.uid, {
+          user: user.uuid,
+          stage: 'link',
+          amr: [FEDERATED],
+          link: { source: source.slug, subject: identity.subject },
+        });
+        return renderLinkPage(ctx, ticket, user.email, source.name);
+      }
+      case 'refused':
+        signIns.inc({ outcome: 'denied', method: FEDERATED });
+        await audit(deps.store, 'sign_in.denied', {
+          user: outcome.user?.uuid,
+          app: entry.app.slug,
+          details: { method: [FEDERATED], source: source.slug, reason: outcome.reason },
+        });
+        throw refusal(ctx, source.name, outcome.reason, outcome.user?.email);
+    }
+  };
+}

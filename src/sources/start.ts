@@ -1,0 +1,88 @@
+/**
+ * POST /if/flow/{slug}/{uid}/source/{source}: "Continue with {name}" on the sign-in page (a form with the page's
+ * CSRF token). Sends the browser to the upstream with the code flow: PKCE S256, a fresh state and (oidc) nonce, the
+ * application's login_hint passed on. The state is bound to this browser (the request cookie is named after it and
+ * sealed with it) and spent once on the server (a stored challenge), so a forged or replayed callback finds nothing.
+ */
+import * as client from 'openid-client';
+import type { InteractionContext } from '../interactions/state.js';
+import { PageError } from '../errors.js';
+import { secretsFrom } from '../domain/secrets.js';
+import { offeredBy, type Upstream } from './upstreams.js';
+import type { SourceDeps } from './state.js';
+
+/** How long the callback may take to come back; also the stored state's life. */
+export const STATE_SECONDS = 15 * 60;
+/** Sign-ins through upstreams one interaction may have open at once (the store keeps the newest). */
+const OPEN_PER_INTERACTION = 5;
+
+/** The stored, single-use form of a state: its keyed hash, for this interaction. */
+export const stateChallenge = (secretKey: string, state: string) => secretsFrom(secretKey).hash('source-flow', state);
+export const statePurpose = (uid: string) => `source:${uid}`;
+
+/** The upstream by the slug in the path, when this application offers it; else a page that says it does not. */
+export function offeredUpstream(ctx: InteractionContext, deps: SourceDeps, slug: string | undefined): Upstream {
+  const { entry, base } = ctx.state.interaction;
+  const upstream = offeredBy(entry.app, deps.upstreams).find((offered) => offered.source.slug === slug);
+  if (!upstream)
+    throw new PageError(404, {
+      title: 'Sign-in error',
+      heading: 'This way of signing in is not offered',
+      message: `${entry.app.name} does not offer this provider. Sign in another way.`,
+      link: { href: base, label: 'Back to sign-in' },
+    });
+  return upstream;
+}
+
+/** The upstream's configuration, or a page that says it cannot be reached now (never a 500). */
+export async function reach(deps: SourceDeps, upstream: Upstream, back: string) {
+  try {
+    return await upstream.configuration();
+  } catch (error) {
+    deps.services.logger?.warn({ source: upstream.source.slug, err: error }, 'upstream identity provider unreachable (discovery)');
+    throw unreachable(upstream, back, error);
+  }
+}
+
+export const unreachable = (upstream: Upstream, back: string, cause?: unknown) =>
+  new PageError(
+    502,
+    {
+      title: 'Sign-in error',
+      heading: `${upstream.source.name} cannot be reached`,
+      message: `We could not reach ${upstream.source.name} just now. Try again in a moment, or sign in another way.`,
+      link: { href: back, label: 'Back to sign-in' },
+    },
+    cause,
+  );
+
+export function startUpstreamSignIn(deps: SourceDeps) {
+  return async function startUpstreamSignIn(ctx: InteractionContext & { params: Record<string, string> }) {
+    const { entry, details, base } = ctx.state.interaction;
+    const upstream = offeredUpstream(ctx, deps, ctx.params.source);
+    const config = await reach(deps, upstream, base);
+    const { source } = upstream;
+    const state = client.randomState();
+    const nonce = source.type === 'oidc' ? client.randomNonce() : undefined;
+    const verifier = client.randomPKCECodeVerifier();
+    await deps.store.passkeys.saveChallenge(
+      stateChallenge(deps.settings.secrets.key, state),
+      statePurpose(details.uid),
+      new Date(Date.now() + STATE_SECONDS * 1000),
+      OPEN_PER_INTERACTION,
+    );
+    deps.cookies.setRequest(ctx, { app: entry.app.slug, uid: details.uid, source: source.slug, state, nonce, verifier });
+    const hint = details.params.login_hint;
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: upstream.redirectUri,
+      ...(source.scopes!.length ? { scope: source.scopes!.join(' ') } : {}),
+      state,
+      ...(nonce ? { nonce } : {}),
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...(typeof hint === 'string' && hint ? { login_hint: hint } : {}),
+    });
+    ctx.status = 303;
+    ctx.redirect(url.href);
+  };
+}

@@ -1,0 +1,132 @@
+/** sources[] in the configuration, and applications' `sources`: defaults and the one-line errors of bad entries. */
+import { ConfigError } from '../../src/settings/validate.js';
+import { testSettings } from '../helpers/settings.js';
+import { atPath, identityFrom } from '../../src/sources/identity.js';
+
+const oidc = (extra: Record<string, unknown> = {}) => ({
+  slug: 'corp',
+  type: 'oidc',
+  name: 'Corp',
+  issuer: 'https://login.corp.example',
+  client_id: 'idp',
+  client_secret: 'upstream-secret',
+  ...extra,
+});
+const github = (extra: Record<string, unknown> = {}) => ({
+  slug: 'github',
+  type: 'oauth2',
+  name: 'GitHub',
+  authorization_url: 'https://github.com/login/oauth/authorize',
+  token_url: 'https://github.com/login/oauth/access_token',
+  userinfo_url: 'https://api.github.com/user',
+  client_id: 'Iv1.abc',
+  client_secret: 'github-secret',
+  claims: { sub: 'id', email: 'email', name: 'name' },
+  ...extra,
+});
+const app = (extra: Record<string, unknown> = {}) => ({
+  slug: 'wiki',
+  name: 'Wiki',
+  client_id: 'wiki-client',
+  client_secret: 'a-long-enough-secret-value',
+  redirect_uris: ['https://wiki.example.com/cb'],
+  ...extra,
+});
+
+const load = (sources: unknown[], applications: unknown[] = []) => testSettings({ sources, applications });
+
+describe('sources configuration', () => {
+  test('defaults: no sources; oidc scopes openid email profile, provisioning on, e-mail not trusted; oauth2 no scopes', async () => {
+    expect((await testSettings()).sources).toEqual([]);
+    const settings = await load([oidc(), github()], [app({ sources: ['corp'] }), app({ slug: 'all', client_id: 'all', sources: '*' })]);
+    expect(settings.sources[0]).toMatchObject({
+      scopes: ['openid', 'email', 'profile'],
+      provision: true,
+      trust_email: false,
+      groups: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'RS256',
+    });
+    expect(settings.sources[1]!.scopes).toEqual([]);
+    expect(settings.applications.map((entry) => entry.sources)).toEqual([['corp'], '*']);
+  });
+
+  test('a secret from the environment', async () => {
+    process.env.CORP_SECRET_FOR_TEST = 'from-the-environment';
+    const settings = await load([oidc({ client_secret: undefined, client_secret_env: 'CORP_SECRET_FOR_TEST' })]);
+    expect(settings.sources[0]!.client_secret).toBe('from-the-environment');
+  });
+
+  test.each([
+    ['an unknown type', [oidc({ type: 'saml2' })], [], 'config: sources[0].type must be one of oidc, oauth2 (source "corp")'],
+    ['a duplicate slug', [oidc(), oidc({ name: 'Again' })], [], 'config: sources[1].slug "corp" is used by another source'],
+    ['an oidc source without issuer', [oidc({ issuer: undefined })], [], 'config: sources[0].issuer is required for a source of type oidc'],
+    [
+      'an http issuer off loopback',
+      [oidc({ issuer: 'http://login.corp.example' })],
+      [],
+      'config: sources[0].issuer must be an absolute https URL',
+    ],
+    [
+      'oauth2 keys on an oidc source',
+      [oidc({ token_url: 'https://x.example/t' })],
+      [],
+      'config: sources[0].token_url is not used by a source of type oidc',
+    ],
+    [
+      'an oauth2 source without userinfo_url',
+      [github({ userinfo_url: undefined })],
+      [],
+      'config: sources[0].userinfo_url is required for a source of type oauth2',
+    ],
+    ['no secret', [oidc({ client_secret: undefined })], [], 'config: sources[0].client_secret is required (or client_secret_env)'],
+    ['both secrets', [oidc({ client_secret_env: 'X' })], [], 'config: sources[0] sets both client_secret and client_secret_env; keep one'],
+    ['oidc scopes without openid', [oidc({ scopes: ['email'] })], [], 'config: sources[0].scopes must include openid'],
+    ['a claim path that is not one', [github({ claims: { sub: 'a..b' } })], [], 'config: sources[0].claims.sub must match'],
+    ['an unknown claim', [github({ claims: { groups: 'teams' } })], [], 'config: sources[0].claims.groups is not a known key'],
+    ['an unknown key', [oidc({ colour: 'blue' })], [], 'config: sources[0].colour is not a known key'],
+    [
+      'an application naming a missing source',
+      [oidc()],
+      [app({ sources: ['corp', 'okta'] })],
+      'config: applications[0].sources[1] "okta" names no source (sources: corp)',
+    ],
+    [
+      'an application with sources of the wrong shape',
+      [oidc()],
+      [app({ sources: 'corp' })],
+      'config: applications[0].sources must be a list of source slugs, or "*" for every source (application "wiki")',
+    ],
+  ])('rejects %s with one line naming the key', async (_case, sources, applications, message) => {
+    const error = await load(sources, applications).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(message);
+    expect((error as Error).message).not.toContain('\n');
+  });
+});
+
+describe('upstream claims', () => {
+  test('dotted paths reach into nested answers; anything else is undefined', () => {
+    const body = { id: 7, profile: { mail: { primary: 'a@b.example' } }, list: [1] };
+    expect(atPath(body, 'id')).toBe(7);
+    expect(atPath(body, 'profile.mail.primary')).toBe('a@b.example');
+    expect(atPath(body, 'profile.missing.deeper')).toBeUndefined();
+    expect(atPath(body, 'list.0')).toBeUndefined();
+  });
+
+  test('a subject is a non-empty string or a safe integer; only the boolean true verifies an address; junk addresses are dropped', () => {
+    expect(identityFrom('gh', { sub: 42, email: 'a@b.example', email_verified: 'true', name: ' Ada ' })).toEqual({
+      source: 'gh',
+      subject: '42',
+      email: 'a@b.example',
+      emailVerified: false,
+      name: 'Ada',
+    });
+    expect(identityFrom('gh', { sub: 's', email: 'not an address', email_verified: true })).toEqual({
+      source: 'gh',
+      subject: 's',
+      emailVerified: true,
+    });
+    for (const sub of [undefined, '', 1.5, {}, 'x'.repeat(256)]) expect(() => identityFrom('gh', { sub })).toThrow('no usable subject');
+  });
+});
