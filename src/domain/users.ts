@@ -1,6 +1,6 @@
 /** Users: create, read, update, delete. Every write runs in one transaction. */
 import { UniqueViolation, type Page, type NewAuditEvent, type Store, type UserFilter, type UserRow } from '../store/contract.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { NotFoundError, UniquenessError, ValidationError } from '../errors.js';
 import { changedFields, emitMembershipChange, emitUserDeactivated, emitUserUpdated } from './events.js';
 import { signOutEverywhere } from './logout.js';
 import { audit } from './audit.js';
@@ -26,9 +26,13 @@ export interface CreateUser {
   email_verified?: boolean;
   groups?: string[];
   attributes?: Record<string, unknown>;
+  /** A provisioning client's id for the user (SCIM externalId; the API neither shows nor takes it). */
+  external_id?: string | null;
 }
 
-export type UpdateUser = Partial<Pick<CreateUser, 'username' | 'email' | 'name' | 'is_active' | 'email_verified' | 'attributes'>>;
+export type UpdateUser = Partial<
+  Pick<CreateUser, 'username' | 'email' | 'name' | 'is_active' | 'email_verified' | 'attributes' | 'external_id'>
+>;
 
 export const toUserView = (row: UserRow, groups: string[]): UserView => ({
   pk: row.id,
@@ -44,7 +48,7 @@ export const toUserView = (row: UserRow, groups: string[]): UserView => ({
 });
 
 const taken = (error: unknown): never => {
-  if (error instanceof UniqueViolation) throw new ValidationError({ [error.field]: [`A user with this ${error.field} already exists.`] });
+  if (error instanceof UniqueViolation) throw new UniquenessError({ [error.field]: [`A user with this ${error.field} already exists.`] });
   throw error;
 };
 

@@ -15,6 +15,7 @@ import * as challengesByPurpose from './migrations/0012_challenges_by_purpose.js
 import * as emailChanges from './migrations/0013_email_changes.js';
 import * as readinessProbes from './migrations/0014_readiness_probes.js';
 import * as signingAlgorithms from './migrations/0015_signing_algorithms.js';
+import * as scim from './migrations/0017_scim.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '0013_email_changes': emailChanges,
   '0014_readiness_probes': readinessProbes,
   '0015_signing_algorithms': signingAlgorithms,
+  '0017_scim': scim,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -16,6 +16,7 @@ import { auditRepository } from './audit-repository.js';
 import { passkeysRepository } from './passkeys-repository.js';
 import { checkRoom } from './write-room.js';
 import { emailChangesRepository } from './email-changes-repository.js';
+import { directoryRepository } from './directory-repository.js';
 
 export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
   const store: Store = {
@@ -31,6 +32,7 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
     passwordSetup: passwordSetupRepository(db),
     passkeys: passkeysRepository(db),
     emailChanges: emailChangesRepository(db),
+    directory: directoryRepository(db),
     state: {
       async claimOnce(key) {
         const result = await db

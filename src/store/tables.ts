@@ -18,6 +18,8 @@ export interface UsersTable {
   last_login: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** A provisioning client's id for the user (SCIM externalId; migration 0017). */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface GroupsTable {
@@ -25,6 +27,10 @@ export interface GroupsTable {
   name: string;
   attributes: Json;
   created_at: Timestamp;
+  /** A provisioning client's id for the group (SCIM externalId; migration 0017). */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The last change of the row itself: name, attributes, external_id (migration 0017); memberships do not count. */
+  updated_at: Timestamp;
 }
 
 export interface MembershipsTable {
