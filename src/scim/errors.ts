@@ -49,7 +49,10 @@ export function toScimError(error: unknown): ScimError | undefined {
     return scimError(error.status, error.status === 400 ? 'invalidSyntax' : undefined, text, error.headers);
   }
   if (error instanceof Unavailable) return scimError(503, undefined, error.message, error.headers);
-  if (error instanceof AppError && error.expose) return scimError(error.status, undefined, error.message, error.headers);
+  // A body that cannot be read (src/http/read-body.ts), and any other exposed error.
+  if (error instanceof AppError && error.expose) {
+    return scimError(error.status, error.status === 400 ? 'invalidSyntax' : undefined, error.message, error.headers);
+  }
   return undefined;
 }
 

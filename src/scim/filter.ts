@@ -216,7 +216,8 @@ export function parsePatchPath(text: string): PatchPath {
   if (parser.done) return { path, filter };
   // After the filter, `.sub` arrives as one word.
   const rest = parser.remaining();
-  const sub = rest.length === 1 && rest[0]!.kind === 'word' ? /^\.([A-Za-z$][\w$-]*)$/.exec(rest[0]!.value) : null;
+  const last = rest[0];
+  const sub = rest.length === 1 && last?.kind === 'word' ? /^\.([A-Za-z$][\w$-]*)$/.exec(last.value) : null;
   if (!sub) fail('only ".subAttribute" may follow the value filter');
   return { path: { ...path, subAttribute: sub[1]! }, filter };
 }

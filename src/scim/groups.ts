@@ -36,8 +36,8 @@ export function groupRoutes(router: Router, store: Store, settings: Settings): v
   const view = async (s: Store, row: GroupRow, members = true) =>
     toScimGroup(row, members ? (await s.directory.membersOf([row.uuid])).get(row.uuid)! : undefined, baseUrl);
 
-  async function locked(tx: Store, ctx: Context): Promise<GroupRow> {
-    const id = resourceId(ctx.params.id, 'Group');
+  async function locked(tx: Store, raw: string | undefined): Promise<GroupRow> {
+    const id = resourceId(raw, 'Group');
     const row = await tx.groups.lockByUuid(id);
     if (!row) throw notFound('Group', id);
     return row;
@@ -102,7 +102,7 @@ export function groupRoutes(router: Router, store: Store, settings: Settings): v
   router.put('/Groups/:id', async (ctx) => {
     const body = ctx.request.body;
     const resource = await store.transaction(async (tx) => {
-      const row = await locked(tx, ctx);
+      const row = await locked(tx, ctx.params.id);
       checkIfMatch(ctx.get('If-Match') || undefined, versionOf(await view(tx, row, false)));
       return write(tx, row, groupWrite(conform(body, GROUP), 'keep'));
     });
@@ -112,7 +112,7 @@ export function groupRoutes(router: Router, store: Store, settings: Settings): v
   router.patch('/Groups/:id', async (ctx) => {
     const body = ctx.request.body;
     const resource = await store.transaction(async (tx) => {
-      const row = await locked(tx, ctx);
+      const row = await locked(tx, ctx.params.id);
       const current = await view(tx, row);
       checkIfMatch(ctx.get('If-Match') || undefined, versionOf(current));
       const patched = applyPatch(conform(current, GROUP), body, GROUP);
@@ -123,7 +123,7 @@ export function groupRoutes(router: Router, store: Store, settings: Settings): v
 
   router.delete('/Groups/:id', async (ctx) => {
     await store.transaction(async (tx) => {
-      const row = await locked(tx, ctx);
+      const row = await locked(tx, ctx.params.id);
       checkIfMatch(ctx.get('If-Match') || undefined, versionOf(await view(tx, row, false)));
       await deleteGroup(tx, row.uuid, applications);
     });

@@ -44,8 +44,9 @@ export function projectionOf(source: Record<string, unknown>): Projection {
 
 export function listRequest(source: Record<string, unknown>, maxResults: number): ListRequest {
   const get = byName(source);
-  const filterText = get('filter');
-  if (filterText !== undefined && typeof filterText !== 'string') throw scimError(400, 'invalidFilter', 'Give one filter.');
+  const rawFilter = get('filter');
+  if (rawFilter !== undefined && typeof rawFilter !== 'string') throw scimError(400, 'invalidFilter', 'Give one filter.');
+  const filterText = typeof rawFilter === 'string' ? rawFilter : undefined;
   // RFC 7644 §3.4.2.4: a startIndex below 1 means 1, a negative count means 0; a count above the maximum is cut to it.
   const startIndex = Math.min(Math.max(integer(get('startIndex'), 'startIndex') ?? 1, 1), MAX_START);
   const count = Math.min(Math.max(integer(get('count'), 'count') ?? maxResults, 0), maxResults);

@@ -230,9 +230,13 @@ export function applyPatch(resource: Resource, body: unknown, schema: ResourceSc
     const field = (name: string) => operation[Object.keys(operation).find((k) => k.toLowerCase() === name) ?? name];
     const op = typeof field('op') === 'string' ? (field('op') as string).toLowerCase() : '';
     if (op !== 'add' && op !== 'replace' && op !== 'remove') throw invalidSyntax('op must be add, replace or remove.');
-    const path = field('path');
-    if (path !== undefined && (typeof path !== 'string' || !path.trim())) throw invalidPath('path must be a non-empty string.');
-    apply(resource, schema, op, path === undefined ? undefined : path.trim(), field('value'));
+    const rawPath = field('path');
+    let path: string | undefined;
+    if (rawPath !== undefined) {
+      if (typeof rawPath !== 'string' || !rawPath.trim()) throw invalidPath('path must be a non-empty string.');
+      path = rawPath.trim();
+    }
+    apply(resource, schema, op, path, field('value'));
   }
   return resource;
 }

@@ -96,8 +96,9 @@ export function toScimUser(row: UserRow, groups: GroupRef[], baseUrl: string, { 
       type: 'direct',
     }));
   }
-  const manager = resource[ENTERPRISE_USER] as Resource | undefined;
-  if (isObject(manager?.manager)) manager.manager = { ...manager.manager, $ref: `${base}/Users/${manager.manager.value}` };
+  const enterprise = resource[ENTERPRISE_USER] as Resource | undefined;
+  const manager = enterprise?.manager;
+  if (enterprise && isObject(manager)) enterprise.manager = { ...manager, $ref: `${base}/Users/${String(manager.value)}` };
   if (resource[ENTERPRISE_USER]) resource.schemas = [CORE_USER, ENTERPRISE_USER];
   return withMeta(resource, {
     resourceType: 'User',

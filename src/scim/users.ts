@@ -29,8 +29,8 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
     toScimUser(row, (await s.directory.groupsOf([row.id])).get(row.id)!, baseUrl, { stored });
 
   /** The user of the path, locked until the transaction ends (concurrent writes to one user queue up). */
-  async function locked(tx: Store, ctx: Context): Promise<UserRow> {
-    const id = resourceId(ctx.params.id, 'User');
+  async function locked(tx: Store, raw: string | undefined): Promise<UserRow> {
+    const id = resourceId(raw, 'User');
     const found = await tx.users.findByUuid(id);
     const row = found && (await tx.users.lockById(found.id));
     if (!row) throw notFound('User', id);
@@ -38,9 +38,8 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
   }
 
   /** Writes `resource` over the user, unless the client's If-Match names another version. */
-  async function replace(tx: Store, ctx: Context, row: UserRow, resource: (current: Resource) => Resource): Promise<Resource> {
-    const current = await view(tx, row);
-    checkIfMatch(ctx.get('If-Match') || undefined, versionOf(current));
+  async function replace(tx: Store, ifMatch: string, row: UserRow, resource: (current: Resource) => Resource): Promise<Resource> {
+    checkIfMatch(ifMatch || undefined, versionOf(await view(tx, row)));
     const write = userWrite(conform(resource(await view(tx, row, true)), USER), row);
     await updateUser(tx, row.id, write);
     return view(tx, (await tx.users.findById(row.id))!);
@@ -76,21 +75,23 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
 
   router.put('/Users/:id', async (ctx) => {
     const body = ctx.request.body;
-    const resource = await store.transaction(async (tx) => replace(tx, ctx, await locked(tx, ctx), () => body as Resource));
+    const resource = await store.transaction(async (tx) =>
+      replace(tx, ctx.get('If-Match'), await locked(tx, ctx.params.id), () => body as Resource),
+    );
     answerResource(ctx, 200, resource, USER, projectionOf(ctx.query));
   });
 
   router.patch('/Users/:id', async (ctx) => {
     const body = ctx.request.body;
     const resource = await store.transaction(async (tx) =>
-      replace(tx, ctx, await locked(tx, ctx), (current) => applyPatch(conform(current, USER), body, USER)),
+      replace(tx, ctx.get('If-Match'), await locked(tx, ctx.params.id), (current) => applyPatch(conform(current, USER), body, USER)),
     );
     answerResource(ctx, 200, resource, USER, projectionOf(ctx.query));
   });
 
   router.delete('/Users/:id', async (ctx) => {
     await store.transaction(async (tx) => {
-      const row = await locked(tx, ctx);
+      const row = await locked(tx, ctx.params.id);
       checkIfMatch(ctx.get('If-Match') || undefined, versionOf(await view(tx, row)));
       await deleteUser(tx, row.id);
     });

@@ -48,37 +48,33 @@ const groupFields: Fields = {
   },
 };
 
+/** The users matching a condition, before a select (exported: tests read the plan of this very query). */
+export const matchingUsers = (db: Kysely<Tables>, where: Condition) => db.selectFrom('users').where(toSql(where, userFields));
+export const matchingGroups = (db: Kysely<Tables>, where: Condition) => db.selectFrom('groups').where(toSql(where, groupFields));
+
 export function directoryRepository(db: Kysely<Tables>): DirectoryRepository {
   return {
     async findUsers(where: Condition, page: Page): Promise<Slice<UserRow>> {
-      const condition = toSql(where, userFields);
       // The count and the page are independent reads: asked together, a list waits for the slower, not both.
       const [{ total }, rows] = await Promise.all([
-        db
-          .selectFrom('users')
+        matchingUsers(db, where)
           .select(sql<number>`count(*)::int`.as('total'))
-          .where(condition)
           .executeTakeFirstOrThrow(),
         page.limit
-          ? db.selectFrom('users').select(USER_COLUMNS).where(condition).orderBy('id').offset(page.offset).limit(page.limit).execute()
+          ? matchingUsers(db, where).select(USER_COLUMNS).orderBy('id').offset(page.offset).limit(page.limit).execute()
           : Promise.resolve([]),
       ]);
       return { total, rows };
     },
 
     async findGroups(where: Condition, page: Page): Promise<Slice<GroupRow>> {
-      const condition = toSql(where, groupFields);
       const [{ total }, rows] = await Promise.all([
-        db
-          .selectFrom('groups')
+        matchingGroups(db, where)
           .select(sql<number>`count(*)::int`.as('total'))
-          .where(condition)
           .executeTakeFirstOrThrow(),
         page.limit
-          ? db
-              .selectFrom('groups')
+          ? matchingGroups(db, where)
               .selectAll()
-              .where(condition)
               .orderBy(sql`lower(name)`)
               .orderBy('uuid')
               .offset(page.offset)
