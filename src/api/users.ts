@@ -9,7 +9,7 @@ import type { SendMail } from '../domain/mail.js';
 import { fieldErrors } from './errors.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { userPk } from './path-params.js';
-import { assertScope, requireScope } from './require-scope.js';
+import { assertScope, requireScope } from '../http/require-scope.js';
 import { readOnlyUserFields, setPasswordBody, userCreate, userListQuery, userPatch } from './schemas.js';
 import { validateBody, validateQuery } from './validate.js';
 
