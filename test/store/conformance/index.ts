@@ -6,6 +6,7 @@
 import type { Backend, Open } from './fixture.js';
 import { runApiTokensConformance } from './api-tokens.js';
 import { runCredentialsConformance } from './credentials.js';
+import { runDirectoryConformance } from './directory.js';
 import { runEmailChangesConformance } from './email-changes.js';
 import { runEventsConformance } from './events.js';
 import { runGroupsConformance } from './groups.js';
@@ -23,6 +24,7 @@ import { runUsersConformance } from './users.js';
 export function runStoreConformance(open: Open, backend: Backend): void {
   runUsersConformance(open);
   runGroupsConformance(open);
+  runDirectoryConformance(open);
   runCredentialsConformance(open);
   runApiTokensConformance(open);
   runSigningKeysConformance(open);
