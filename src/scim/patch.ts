@@ -184,9 +184,9 @@ function applyAt(op: Op, target: Target, value: unknown): void {
     } else delete container[name];
     return;
   }
-  if (attribute.multiValued) container[name] = op === 'add' ? addToList(container[name], asList(value)) : asList(value);
-  else if (attribute.type === 'complex' && isObject(value))
-    container[name] = { ...(isObject(container[name]) ? container[name] : {}), ...value };
+  const current = container[name];
+  if (attribute.multiValued) container[name] = op === 'add' ? addToList(current, asList(value)) : asList(value);
+  else if (attribute.type === 'complex' && isObject(value)) container[name] = { ...(isObject(current) ? current : {}), ...value };
   else container[name] = value;
 }
 
