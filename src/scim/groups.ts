@@ -60,13 +60,13 @@ export function groupRoutes(router: Router, store: Store, settings: Settings): v
     }
   }
 
-  async function write(tx: Store, row: GroupRow, changes: GroupWrite): Promise<Resource> {
+  async function write(tx: Store, row: GroupRow, changes: GroupWrite, members = true): Promise<Resource> {
     // Only a real change of the group's own fields is one (audit, lastModified); members are changed one by one.
     if (changes.name !== row.name || changes.external_id !== row.external_id) {
       await updateGroup(tx, row.uuid, { name: changes.name, external_id: changes.external_id });
     }
     if (changes.members) await setMembers(tx, row.uuid, changes.members);
-    return view(tx, (await tx.groups.findByUuid(row.uuid))!);
+    return view(tx, (await tx.groups.findByUuid(row.uuid))!, members);
   }
 
   async function list(ctx: Context, source: Record<string, unknown>) {
@@ -109,16 +109,22 @@ export function groupRoutes(router: Router, store: Store, settings: Settings): v
     answerResource(ctx, 200, resource, GROUP, projectionOf(ctx.query));
   });
 
+  // 204 without a body (RFC 7644 §3.5.2 allows it; Entra ID and Okta expect it): a member added to a group of
+  // thousands is not answered with all of them. Asked for attributes, the answer is 200 with the group.
   router.patch('/Groups/:id', async (ctx) => {
     const body = ctx.request.body;
+    const projection = projectionOf(ctx.query);
+    const answered = Boolean(projection.attributes || projection.excludedAttributes);
     const resource = await store.transaction(async (tx) => {
       const row = await locked(tx, ctx.params.id);
       const current = await view(tx, row);
       checkIfMatch(ctx.get('If-Match') || undefined, versionOf(current));
       const patched = applyPatch(conform(current, GROUP), body, GROUP);
-      return write(tx, row, groupWrite(conform(patched, GROUP), 'none'));
+      return write(tx, row, groupWrite(conform(patched, GROUP), 'none'), answered && showsMembers(projection));
     });
-    answerResource(ctx, 200, resource, GROUP, projectionOf(ctx.query));
+    if (answered) return answerResource(ctx, 200, resource, GROUP, projection);
+    ctx.set('ETag', versionOf(resource));
+    ctx.status = 204;
   });
 
   router.delete('/Groups/:id', async (ctx) => {

@@ -59,7 +59,7 @@ describe.each(engines)('SCIM and signed-in people (%s)', (engine) => {
     const wiki = await signedIn('wiki', user.email, http);
 
     const removed = await idp.api(`/scim/v2/Groups/${group}`, { method: 'PATCH', json: patch(removal(user.uuid)) });
-    expect(removed.status).toBe(200);
+    expect(removed.status).toBe(204);
     expect((await refresh('crm', crm.refresh_token)).body.error).toBe('invalid_grant');
     await crmBackchannel.waitFor(1);
     expect((await refresh('wiki', wiki.refresh_token)).status).toBe(200);

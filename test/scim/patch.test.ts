@@ -161,8 +161,20 @@ describe.each(engines)('SCIM PATCH on %s', (engine) => {
     const [a, b] = [await newUser(), await newUser()];
     const group = (await scim('/Groups', { json: { schemas: [CORE_GROUP], displayName: 'Patchers', members: [{ value: a.id }] } })).body;
     const members = async () => ((await scim(`/Groups/${group.id}`)).body.members ?? []).map((m: { value: string }) => m.value);
-    await scim(`/Groups/${group.id}`, { method: 'PATCH', json: patch({ op: 'replace', path: 'members', value: [{ value: b.id }] }) });
+    const replaced = await scim(`/Groups/${group.id}`, {
+      method: 'PATCH',
+      json: patch({ op: 'replace', path: 'members', value: [{ value: b.id }] }),
+    });
+    expect(replaced.status).toBe(204);
+    expect(replaced.headers.get('etag')).toBe((await scim(`/Groups/${group.id}`)).body.meta.version);
     expect(await members()).toEqual([b.id]);
+    // Asked for attributes, a group PATCH answers with the group.
+    const answered = await scim(`/Groups/${group.id}?excludedAttributes=members`, {
+      method: 'PATCH',
+      json: patch({ op: 'replace', path: 'displayName', value: 'Patchers Renamed' }),
+    });
+    expect(answered).toMatchObject({ status: 200, body: { id: group.id, displayName: 'Patchers Renamed' } });
+    expect(answered.body.members).toBeUndefined();
     await scim(`/Groups/${group.id}`, {
       method: 'PATCH',
       json: patch({ op: 'add', path: 'members', value: [{ value: a.id.toUpperCase() }] }),
