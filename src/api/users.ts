@@ -48,7 +48,7 @@ export function userRoutes(router: Router, store: Store, settings: Settings, sen
     if (groups !== undefined && !(Array.isArray(groups) && groups.length === 0)) assertScope(ctx, 'groups:write', 'joining groups');
     const input = validateBody<CreateUser>(userCreate, ctx.request.body, readOnlyUserFields);
     ctx.status = 201;
-    ctx.body = await createUser(store, { ...input, groups: input.groups?.map((uuid) => uuid.toLowerCase()) });
+    ctx.body = await createUser(store, { ...input, groups: input.groups?.map((uuid) => uuid.toLowerCase()) }, settings.applications);
   });
 
   router.get('/users/:pk/', read, async (ctx) => {

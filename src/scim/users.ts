@@ -67,7 +67,7 @@ export function userRoutes(router: Router, store: Store, settings: Settings): vo
   router.post('/Users', async (ctx) => {
     const write = userWrite(conform(ctx.request.body, USER));
     const resource = await store.transaction(async (tx) => {
-      const created = await createUser(tx, write);
+      const created = await createUser(tx, write, settings.applications);
       return view(tx, (await tx.users.findById(created.pk))!);
     });
     answerResource(ctx, 201, resource, USER, projectionOf(ctx.query));

@@ -597,6 +597,14 @@ export interface DirectoryRepository {
   usersByUuid(uuids: string[]): Promise<UserRow[]>;
 }
 
+/** Outbound provisioning: the remote SCIM id of each local user or group (its uuid), per application. */
+export interface ProvisioningRepository {
+  remoteId(app: string, kind: 'User' | 'Group', localId: string): Promise<string | undefined>;
+  /** Remembers the remote id, replacing an earlier one. */
+  link(app: string, kind: 'User' | 'Group', localId: string, remoteId: string): Promise<void>;
+  unlink(app: string, kind: 'User' | 'Group', localId: string): Promise<void>;
+}
+
 // ---- The store
 
 export interface Store {
@@ -620,6 +628,8 @@ export interface Store {
   emailChanges: EmailChangesRepository;
   /** Filtered lists and membership views for provisioning clients (SCIM). */
   directory: DirectoryRepository;
+  /** Remote ids of outbound SCIM provisioning. */
+  provisioning: ProvisioningRepository;
   /** Deletes expired rows (OIDC payloads, setup codes and recovery links, WebAuthn challenges, e-mail changes); returns how many, per kind. */
   sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number; emailChanges: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */

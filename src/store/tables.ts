@@ -102,6 +102,16 @@ export interface Tables {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   email_changes: EmailChangesTable;
+  scim_links: ScimLinksTable;
+}
+
+/** The remote SCIM resource of a local user or group, per application (migration 0017). */
+export interface ScimLinksTable {
+  app: string;
+  kind: 'User' | 'Group';
+  local_id: string;
+  remote_id: string;
+  created_at: Generated<Date>;
 }
 
 /** A pending e-mail address change (migration 0013). */
@@ -149,7 +159,7 @@ export interface OutboxTable {
   dispatched_at: Date | null;
 }
 
-export type DeliveryKind = 'webhook' | 'backchannel';
+export type DeliveryKind = 'webhook' | 'backchannel' | 'scim';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface DeliveriesTable {

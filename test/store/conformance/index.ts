@@ -15,6 +15,7 @@ import { runMfaConformance } from './mfa.js';
 import { runOidcPayloadsConformance } from './oidc-payloads.js';
 import { runPasskeysConformance } from './passkeys.js';
 import { runPasswordSetupConformance } from './password-setup.js';
+import { runProvisioningConformance } from './provisioning.js';
 import { runReplicasConformance } from './replicas.js';
 import { runSigningKeysConformance } from './signing-keys.js';
 import { runSweepConformance } from './sweep.js';
@@ -25,6 +26,7 @@ export function runStoreConformance(open: Open, backend: Backend): void {
   runUsersConformance(open);
   runGroupsConformance(open);
   runDirectoryConformance(open);
+  runProvisioningConformance(open);
   runCredentialsConformance(open);
   runApiTokensConformance(open);
   runSigningKeysConformance(open);
