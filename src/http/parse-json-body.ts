@@ -14,6 +14,8 @@ export function parseJsonBody(maxBytes: number) {
       text: false,
       multipart: false,
       jsonStrict: true,
+      // Every JSON media type the check below lets through (application/scim+json among them) is parsed as JSON.
+      jsonTypes: ['application/json', '+json'],
       jsonLimit: maxBytes,
       parsedMethods: ['POST', 'PUT', 'PATCH'] as never,
     }),
