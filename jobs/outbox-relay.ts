@@ -9,6 +9,7 @@ import type { Settings } from '../src/settings/schema.js';
 import type { Store } from '../src/store/contract.js';
 import type { DeliveryRow, NewDelivery } from '../src/store/contract.js';
 import { backchannelRecipients, webhookRecipients } from '../src/domain/recipients.js';
+import { provisioningRecipients } from '../src/domain/provisioning.js';
 import { deliveryJobOptions, type DeliveryJob } from '../src/queue/queues.js';
 
 const BATCH = 500;
@@ -46,6 +47,12 @@ export function outboxRelay(store: Store, queue: Queue<DeliveryJob>, settings: S
           app: app.slug,
           kind: 'backchannel' as const,
           target: app.backchannel_logout_uri!,
+        })),
+        ...provisioningRecipients(settings.applications, event).map((app) => ({
+          event_id: event.id,
+          app: app.slug,
+          kind: 'scim' as const,
+          target: app.provisioning!.scim!.url,
         })),
       ]);
       await enqueue(await store.events.ensureDeliveries(wanted));

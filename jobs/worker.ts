@@ -9,6 +9,7 @@ import { webhookProcessor } from './webhook-delivery.js';
 import { startMailWorker } from './mail-delivery.js';
 import { workerWhenReady } from './worker-when-ready.js';
 import { backchannelProcessor } from './backchannel-delivery.js';
+import { scimPushProcessor } from './scim-push.js';
 import type { SignLogoutToken } from '../src/domain/logout.js';
 
 export type Processor = (job: Job<DeliveryJob>) => Promise<void>;
@@ -31,6 +32,7 @@ export interface Workers {
 export function startWorkers(store: Store, settings: Settings, logger: Logger, signLogoutToken?: SignLogoutToken): Workers {
   const processors: Record<string, Processor> = {
     webhook: webhookProcessor(store, settings),
+    scim: scimPushProcessor(store, settings),
     ...(signLogoutToken ? { backchannel: backchannelProcessor(store, settings, signLogoutToken) } : {}),
   };
   const producer = redisConnection(settings.redis.url, 'producer');

@@ -46,6 +46,24 @@ export class ValidationError extends AppError {
   }
 }
 
+/**
+ * A value another record already holds (a username, an e-mail, a group name): a ValidationError to the API (its
+ * 400 field map), a 409 `uniqueness` to SCIM, which tells the two apart by this class.
+ */
+export class UniquenessError extends ValidationError {}
+
+/** A SCIM answer (RFC 7644 §3.12): `status`, an optional `scimType` and a `detail` for people. */
+export class ScimError extends AppError {
+  constructor(
+    status: number,
+    readonly scimType: string | undefined,
+    readonly detail: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(detail, { status, headers, expose: true });
+  }
+}
+
 /** A provisioning-API answer in one of its two body shapes: `{"detail": "..."}` or `{"field": ["..."]}`. */
 export class ApiError extends AppError {
   constructor(

@@ -15,6 +15,7 @@ import { keyCommands } from './cli/keys.js';
 import { webhookCommands } from './cli/webhooks.js';
 import { auditCommands } from './cli/audit.js';
 import { doctorCommands } from './cli/doctor.js';
+import { scimCommands } from './cli/scim.js';
 import { withRuntime, print } from './cli/context.js';
 import { migrations } from './store/migrate.js';
 
@@ -43,7 +44,7 @@ program
 
 program
   .command('worker')
-  .description('run the outbox relay and the delivery workers (webhooks, backchannel logout)')
+  .description('run the outbox relay and the delivery workers (webhooks, backchannel logout, SCIM provisioning)')
   .action(async () => (await import('./cli/worker.js')).worker());
 
 program
@@ -69,6 +70,7 @@ keyCommands(program);
 webhookCommands(program);
 auditCommands(program);
 doctorCommands(program);
+scimCommands(program);
 
 function explain(error: unknown): string {
   if (error instanceof ConfigError || error instanceof EmbeddedDatabaseBusy) return error.message;

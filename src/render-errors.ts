@@ -1,6 +1,6 @@
 /**
  * The one error middleware: every error that leaves a handler is answered in its family's shape — the API's
- * JSON (`{"detail"}` or a field map), an OAuth error for the protocol's JSON endpoints, a readable page for
+ * JSON (`{"detail"}` or a field map), SCIM's error (RFC 7644 §3.12), an OAuth error for the protocol's JSON endpoints, a readable page for
  * everything people look at — never plain text, never a stack. An error outside the contract is a bug: logged
  * here once with its stack, answered generically with 500. The engine's own errors are rendered by the engine
  * (src/oidc/render-engine-error.ts for its pages); they do not come through here.
@@ -9,6 +9,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError, PageError, ProtocolError, Unavailable, unavailableIn } from './errors.js';
 import { detail, toApiError } from './api/errors.js';
+import { isScimPath, renderScimError } from './scim/errors.js';
 import { renderErrorPage } from './pages/error-page.js';
 import { brieflyUnavailable, ourFault } from './pages/fault-pages.js';
 import { loggablePath } from './observability/request-log.js';
@@ -17,10 +18,11 @@ import { loggablePath } from './observability/request-log.js';
 const PROTOCOL_JSON =
   /^\/application\/o\/(token|userinfo|introspect|revoke|device)\/?$|^\/application\/o\/[^/]+\/(jwks\/?|\.well-known\/.*)$|^\/\.well-known\/(openid-configuration|oauth-authorization-server)\//;
 
-type Family = 'api' | 'protocol' | 'page';
+type Family = 'api' | 'scim' | 'protocol' | 'page';
 
 function familyOf(ctx: Context, error: unknown): Family {
   if (ctx.path === '/api' || ctx.path.startsWith('/api/')) return 'api';
+  if (isScimPath(ctx.path)) return 'scim';
   if (error instanceof ProtocolError || PROTOCOL_JSON.test(ctx.path)) return 'protocol';
   return 'page';
 }
@@ -81,6 +83,8 @@ export function renderErrors(logger: Logger) {
           ctx.body = answer.body;
           return;
         }
+        case 'scim':
+          return renderScimError(ctx, error);
         case 'protocol':
           return renderProtocol(ctx, error);
         default:

@@ -1,6 +1,6 @@
 /**
  * The Koa application as a table of middleware, outermost first: request log, security headers, the one
- * error renderer, then the parts — health, the landing page, the API, the pages' assets, the sign-in pages, the providers.
+ * error renderer, then the parts — health, the landing page, the API, SCIM, the pages' assets, the sign-in pages, the providers.
  * src/service.ts builds the parts and calls this; nothing else does.
  */
 import { once } from 'node:events';
@@ -15,6 +15,7 @@ import type { Enqueue } from './domain/deliveries.js';
 import type { RateLimits } from './domain/rate-limits.js';
 import type { SendMail } from './domain/mail.js';
 import { apiMiddleware } from './api/router.js';
+import { scimMiddleware } from './scim/router.js';
 import { healthRouter, type ReadinessCheck } from './observability/health.js';
 import { logRequests } from './observability/request-log.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -64,6 +65,7 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
     metricsRoute(settings),
     landingRouter(settings, healthChecks).routes(),
     apiMiddleware(store, settings, limits, { enqueue, sendMail }),
+    scimMiddleware(store, settings, limits),
     serveStatic(),
     serveAvatar,
     signIn,

@@ -10,7 +10,7 @@ import { rotateSigningKeys, signingAlgsOf } from '../domain/signing-keys.js';
 import { adminListQuery } from './admin-schemas.js';
 import { signingKeyView, type SigningKeyRotationView } from './admin-views.js';
 import { paginatedSlice, pageRequest } from './pagination.js';
-import { requireScope } from './require-scope.js';
+import { requireScope } from '../http/require-scope.js';
 import { validateQuery } from './validate.js';
 
 export function adminKeyRoutes(router: Router, store: Store, settings: Settings): void {

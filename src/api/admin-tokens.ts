@@ -7,7 +7,7 @@ import { adminListQuery, apiTokenCreate } from './admin-schemas.js';
 import { apiTokenView } from './admin-views.js';
 import { paginatedSlice, pageRequest } from './pagination.js';
 import { groupPk } from './path-params.js';
-import { requireScope } from './require-scope.js';
+import { requireScope } from '../http/require-scope.js';
 import { validateBody, validateQuery } from './validate.js';
 
 const DAY_MS = 86_400_000;

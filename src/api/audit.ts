@@ -4,7 +4,7 @@ import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import { listAudit } from '../domain/audit-view.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
-import { requireScope } from './require-scope.js';
+import { requireScope } from '../http/require-scope.js';
 import { auditListQuery } from './schemas.js';
 import { validateQuery } from './validate.js';
 

@@ -7,7 +7,7 @@ import { detail } from './errors.js';
 import { NotFoundError } from '../errors.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { groupPk } from './path-params.js';
-import { requireScope } from './require-scope.js';
+import { requireScope } from '../http/require-scope.js';
 import { deliveryListQuery } from './schemas.js';
 import { validateQuery } from './validate.js';
 

@@ -5,7 +5,7 @@ import type { Store } from '../store/contract.js';
 import { changeGroupMembership, createGroup, deleteGroup, getGroup, listGroups, updateGroup } from '../domain/groups.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { groupPk } from './path-params.js';
-import { requireScope } from './require-scope.js';
+import { requireScope } from '../http/require-scope.js';
 import { groupCreate, groupListQuery, groupPatch, memberBody, readOnlyGroupFields } from './schemas.js';
 import { validateBody, validateQuery } from './validate.js';
 

@@ -69,7 +69,7 @@ export const deliveryView = {
     event_id: uuidSchema,
     event_type: { type: ['string', 'null'], description: 'e.g. user_updated; null once the event is purged.' },
     app: deliveryListQuery.properties.app,
-    kind: { type: 'string', enum: ['webhook', 'backchannel'] },
+    kind: { type: 'string', enum: ['webhook', 'backchannel', 'scim'] },
     target: { type: 'string', description: 'The URL delivered to.' },
     status: deliveryListQuery.properties.status,
     attempts: { type: 'integer', minimum: 0 },

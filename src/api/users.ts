@@ -10,7 +10,7 @@ import { fieldErrors } from './errors.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { sourceSlug, userPk } from './path-params.js';
 import { listUserLinks, unlinkSource } from '../domain/source-links.js';
-import { assertScope, requireScope } from './require-scope.js';
+import { assertScope, requireScope } from '../http/require-scope.js';
 import { readOnlyUserFields, setPasswordBody, userCreate, userListQuery, userPatch } from './schemas.js';
 import { validateBody, validateQuery } from './validate.js';
 
@@ -49,7 +49,7 @@ export function userRoutes(router: Router, store: Store, settings: Settings, sen
     if (groups !== undefined && !(Array.isArray(groups) && groups.length === 0)) assertScope(ctx, 'groups:write', 'joining groups');
     const input = validateBody<CreateUser>(userCreate, ctx.request.body, readOnlyUserFields);
     ctx.status = 201;
-    ctx.body = await createUser(store, { ...input, groups: input.groups?.map((uuid) => uuid.toLowerCase()) });
+    ctx.body = await createUser(store, { ...input, groups: input.groups?.map((uuid) => uuid.toLowerCase()) }, settings.applications);
   });
 
   router.get('/users/:pk/', read, async (ctx) => {

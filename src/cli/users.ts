@@ -42,14 +42,18 @@ export function userCommands(program: Command): void {
     .option('--group <uuid...>', 'groups to join')
     .option('--inactive', 'create the user deactivated')
     .action(async (options: { email: string; name: string; username?: string; group?: string[]; inactive?: boolean }) => {
-      await withRuntime(async ({ store }) => {
-        const user = await createUser(store, {
-          username: options.username ?? options.email,
-          email: options.email,
-          name: options.name,
-          is_active: !options.inactive,
-          groups: options.group,
-        });
+      await withRuntime(async ({ store }, settings) => {
+        const user = await createUser(
+          store,
+          {
+            username: options.username ?? options.email,
+            email: options.email,
+            name: options.name,
+            is_active: !options.inactive,
+            groups: options.group,
+          },
+          settings.applications,
+        );
         print(JSON.stringify(user, null, 2));
       });
     });

@@ -9,6 +9,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import { audit } from './audit.js';
 
 /**
+ * `scim` is the SCIM server (/scim/v2): reading and writing users and groups as a provisioning client does.
  * `admin` manages API tokens and signing keys (/api/v3/admin): whoever holds it can mint any token. Scopes are
  * stored per token, so adding one here widens no existing token; only a bootstrap token made after it has it.
  */
@@ -20,6 +21,7 @@ export const API_SCOPES = [
   'events:read',
   'events:write',
   'audit:read',
+  'scim',
   'admin',
 ] as const;
 export type ApiScope = (typeof API_SCOPES)[number];

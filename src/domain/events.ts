@@ -14,7 +14,13 @@ async function groupNames(store: Store, userId: number): Promise<string[]> {
   return rows.flatMap((row) => (row ? [row.name] : []));
 }
 
-async function append(store: Store, type: EventType, user: UserRow, data: Record<string, unknown>, groupName: string | null = null) {
+async function append(
+  store: Store,
+  type: EventType | 'user_created',
+  user: UserRow,
+  data: Record<string, unknown>,
+  groupName: string | null = null,
+) {
   const body = JSON.stringify({ event_type: type, timestamp: new Date().toISOString(), data });
   await store.events.append({
     id: randomUUID(),
@@ -34,6 +40,13 @@ export const emitUserUpdated = (store: Store, user: UserRow, changed: string[]) 
 
 export const emitUserDeactivated = (store: Store, user: UserRow) =>
   append(store, 'user_deactivated', user, { user_id: user.uuid, user_email: user.email });
+
+/**
+ * A new user, for outbound provisioning of applications that get everyone (domain/provisioning.ts); not a webhook
+ * event (spec §6.1 has none for it), so no receiver hears it.
+ */
+export const emitUserCreated = (store: Store, user: UserRow) =>
+  append(store, 'user_created', user, { user_id: user.uuid, user_email: user.email });
 
 /** Profile fields (and email_verified) whose change is a `user_updated` event; `is_active` counts when it turns true (reactivation). */
 export function changedFields(before: UserRow, after: UserRow): string[] {

@@ -1,6 +1,6 @@
 /** Groups and memberships. */
-import { UniqueViolation, type GroupFilter, type GroupRow, type Page, type Store, type UserRow } from '../store/contract.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { UniqueViolation, type GroupFilter, type GroupRow, type NewGroup, type Page, type Store, type UserRow } from '../store/contract.js';
+import { NotFoundError, UniquenessError } from '../errors.js';
 import { emitMembershipChange } from './events.js';
 import type { ApplicationSettings } from '../settings/schema.js';
 import { guardedBy } from './applications.js';
@@ -24,7 +24,7 @@ const toGroupView = (row: GroupRow, users: number[]): GroupView => ({
 });
 
 const taken = (error: unknown): never => {
-  if (error instanceof UniqueViolation) throw new ValidationError({ name: ['A group with this name already exists.'] });
+  if (error instanceof UniqueViolation) throw new UniquenessError({ name: ['A group with this name already exists.'] });
   throw error;
 };
 
@@ -39,7 +39,7 @@ async function existing(store: Store, uuid: string): Promise<GroupRow> {
   return row;
 }
 
-export async function createGroup(store: Store, input: { name: string; attributes?: Record<string, unknown> }): Promise<GroupView> {
+export async function createGroup(store: Store, input: NewGroup): Promise<GroupView> {
   return store.transaction(async (tx) => {
     const row = await tx.groups.insert(input).catch(taken);
     await audit(tx, 'group.created', { details: { group: row.uuid, name: row.name } });
@@ -55,12 +55,12 @@ export async function listGroups(store: Store, filter: GroupFilter, page: Page):
   return { total, results: rows.map((row) => toGroupView(row, members.get(row.uuid)!)) };
 }
 
-export async function updateGroup(store: Store, uuid: string, changes: { name?: string; attributes?: Record<string, unknown> }) {
+export async function updateGroup(store: Store, uuid: string, changes: Partial<NewGroup>) {
   return store.transaction(async (tx) => {
     const before = await tx.groups.lockByUuid(uuid);
     if (!before) throw new NotFoundError('group');
     const row = (await tx.groups.update(uuid, changes).catch(taken))!;
-    const touched = (Object.keys(changes) as Array<'name' | 'attributes'>).filter(
+    const touched = (Object.keys(changes) as Array<keyof NewGroup>).filter(
       (field) => JSON.stringify(before[field]) !== JSON.stringify(row[field]),
     );
     if (touched.length) await audit(tx, 'group.updated', { details: { group: uuid, name: row.name, changed: touched.sort() } });

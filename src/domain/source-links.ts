@@ -9,7 +9,7 @@
  *    has one), then it is linked; only `trust_email` with the upstream saying the address is verified skips that.
  * A deactivated user is refused whichever way they come.
  */
-import type { SourceSettings } from '../settings/schema.js';
+import type { ApplicationSettings, SourceSettings } from '../settings/schema.js';
 import { UniqueViolation, type Store, type UserRow } from '../store/contract.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { createUser } from './users.js';
@@ -60,7 +60,13 @@ export type LinkedBy = 'proof' | 'trusted_email' | 'provisioned';
 /** The longest name a new account takes from an upstream. */
 const NAME_LIMIT = 150;
 
-export async function resolveUpstreamIdentity(store: Store, source: SourceSettings, identity: UpstreamIdentity): Promise<SourceOutcome> {
+/** `applications`: what createUser needs to tell the applications that provision everyone (SCIM) of a new account. */
+export async function resolveUpstreamIdentity(
+  store: Store,
+  source: SourceSettings,
+  identity: UpstreamIdentity,
+  applications: ApplicationSettings[],
+): Promise<SourceOutcome> {
   const link = await store.sourceLinks.find(source.slug, identity.subject);
   if (link) {
     const user = await store.users.findById(link.user_id);
@@ -87,12 +93,12 @@ export async function resolveUpstreamIdentity(store: Store, source: SourceSettin
   }
   if (!source.provision) return { kind: 'refused', reason: 'unknown' };
   try {
-    return { kind: 'signed_in', user: await provisionFromSource(store, source, identity), how: 'provisioned' };
+    return { kind: 'signed_in', user: await provisionFromSource(store, source, identity, applications), how: 'provisioned' };
   } catch (error) {
     // Another sign-in of this person (or an API call) made the account or the link a moment ago: decide again.
     // Whatever exists now decides; without provisioning, so a second loss is not retried.
     if (error instanceof ValidationError || error instanceof LinkConflict)
-      return resolveUpstreamIdentity(store, { ...source, provision: false }, identity);
+      return resolveUpstreamIdentity(store, { ...source, provision: false }, identity, applications);
     throw error;
   }
 }
@@ -117,19 +123,28 @@ export async function linkSource(store: Store, user: UserRow, identity: PendingL
 }
 
 /** A new user for the upstream identity, in the source's groups, linked; the same events and audit as the API's create. */
-async function provisionFromSource(store: Store, source: SourceSettings, identity: UpstreamIdentity): Promise<UserRow> {
+async function provisionFromSource(
+  store: Store,
+  source: SourceSettings,
+  identity: UpstreamIdentity,
+  applications: ApplicationSettings[],
+): Promise<UserRow> {
   const email = identity.email!;
   const name = identity.name?.trim().slice(0, NAME_LIMIT) || email.split('@')[0]!;
   try {
     return await store.transaction(async (tx) => {
       const groups = await ensureGroupsNamed(tx, source.groups);
-      const view = await createUser(tx, {
-        username: email,
-        email,
-        name,
-        email_verified: identity.emailVerified,
-        groups: [...groups.values()],
-      });
+      const view = await createUser(
+        tx,
+        {
+          username: email,
+          email,
+          name,
+          email_verified: identity.emailVerified,
+          groups: [...groups.values()],
+        },
+        applications,
+      );
       const user = (await tx.users.findById(view.pk))!;
       await tx.sourceLinks.insert({ source: source.slug, subject: identity.subject, user_id: user.id });
       await audit(tx, 'source.linked', { user: user.uuid, details: { source: source.slug, by: 'provisioned' satisfies LinkedBy } });

@@ -1,7 +1,9 @@
 /** Users: create, read, update, delete. Every write runs in one transaction. */
 import { UniqueViolation, type Page, type NewAuditEvent, type Store, type UserFilter, type UserRow } from '../store/contract.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import { changedFields, emitMembershipChange, emitUserDeactivated, emitUserUpdated } from './events.js';
+import { NotFoundError, UniquenessError, ValidationError } from '../errors.js';
+import { changedFields, emitMembershipChange, emitUserCreated, emitUserDeactivated, emitUserUpdated } from './events.js';
+import type { ApplicationSettings } from '../settings/schema.js';
+import { provisionsEveryone } from './provisioning.js';
 import { signOutEverywhere } from './logout.js';
 import { audit } from './audit.js';
 
@@ -26,9 +28,13 @@ export interface CreateUser {
   email_verified?: boolean;
   groups?: string[];
   attributes?: Record<string, unknown>;
+  /** A provisioning client's id for the user (SCIM externalId; the API neither shows nor takes it). */
+  external_id?: string | null;
 }
 
-export type UpdateUser = Partial<Pick<CreateUser, 'username' | 'email' | 'name' | 'is_active' | 'email_verified' | 'attributes'>>;
+export type UpdateUser = Partial<
+  Pick<CreateUser, 'username' | 'email' | 'name' | 'is_active' | 'email_verified' | 'attributes' | 'external_id'>
+>;
 
 export const toUserView = (row: UserRow, groups: string[]): UserView => ({
   pk: row.id,
@@ -44,7 +50,7 @@ export const toUserView = (row: UserRow, groups: string[]): UserView => ({
 });
 
 const taken = (error: unknown): never => {
-  if (error instanceof UniqueViolation) throw new ValidationError({ [error.field]: [`A user with this ${error.field} already exists.`] });
+  if (error instanceof UniqueViolation) throw new UniquenessError({ [error.field]: [`A user with this ${error.field} already exists.`] });
   throw error;
 };
 
@@ -53,12 +59,14 @@ async function view(store: Store, row: UserRow): Promise<UserView> {
   return toUserView(row, groups.get(row.id)!);
 }
 
-export async function createUser(store: Store, input: CreateUser): Promise<UserView> {
+/** Creates a user; `applications` that provision everyone (SCIM, scope all) hear of it through the outbox. */
+export async function createUser(store: Store, input: CreateUser, applications: ApplicationSettings[] = []): Promise<UserView> {
   return store.transaction(async (tx) => {
     const groups = [...new Set(input.groups ?? [])];
     const missing = await tx.groups.missing(groups);
     if (missing.length) throw new ValidationError({ groups: missing.map((uuid) => `Group ${uuid} does not exist.`) });
     const row = await tx.users.insert(input).catch(taken);
+    if (applications.some(provisionsEveryone)) await emitUserCreated(tx, row);
     for (const group of groups) await tx.groups.addMember(group, row.id);
     for (const group of groups) await emitMembershipChange(tx, row, (await tx.groups.findByUuid(group))!.name, 'added');
     await audit(tx, 'user.created', { user: row.uuid, details: { fields: Object.keys(input).sort() } });

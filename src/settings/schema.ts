@@ -526,6 +526,39 @@ export const settingsSchema = {
               },
             },
           },
+          provisioning: {
+            type: 'object',
+            additionalProperties: false,
+            description: 'Outbound provisioning of the application (docs/scim.md).',
+            properties: {
+              scim: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['url', 'token_env'],
+                description:
+                  'Push the users who may use the application (and their groups) to its SCIM 2.0 endpoint: created, updated, deactivated, memberships; through the outbox, like webhooks.',
+                properties: {
+                  url: {
+                    type: 'string',
+                    pattern: '^https?://',
+                    description:
+                      "The application's SCIM base URL, e.g. https://app.example.com/scim/v2 (https; http only on loopback with webhooks.allow_insecure_loopback).",
+                  },
+                  token_env: {
+                    type: 'string',
+                    pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+                    description: "Environment variable holding the bearer token of the application's SCIM endpoint.",
+                  },
+                  scope: {
+                    type: 'string',
+                    enum: ['access_group', 'all'],
+                    default: 'access_group',
+                    description: 'Who is pushed: the members of the access group (the default; needs access_group), or every user.',
+                  },
+                },
+              },
+            },
+          },
           tokens: {
             type: 'object',
             default: {},

@@ -112,7 +112,7 @@ export function validateSettings(raw: unknown): Settings {
         ]
       : [];
   // Sources are checked once the schema holds (their rules read fields it guarantees).
-  const sourceProblems = valid ? collect([() => checkSources(raw as Settings)]) : [];
+  const sourceProblems = valid ? collect([() => checkSources(raw as Settings), () => checkProvisioning(raw as Settings)]) : [];
   const problems = [...schemaProblems, ...ruleProblems, ...sourceProblems].map((message) => namingTheApplication(message, raw));
   if (problems.length) throw new ConfigError(problems);
   return raw as Settings;
@@ -345,6 +345,21 @@ function checkWebhooks(applications: ApplicationSettings[], allowInsecureLoopbac
           throw new ConfigError(`${key}.previous_secret is the same as secret; set secret to the new one`);
       },
     ]);
+  });
+}
+
+/** Outbound SCIM: an https endpoint (loopback http as for webhooks), a token in the environment, a scope that can be met. */
+function checkProvisioning(settings: Settings): void {
+  settings.applications.forEach((app, index) => {
+    const scim = app.provisioning?.scim;
+    if (!scim) return;
+    const key = `config: applications[${index}].provisioning.scim`;
+    if (!isSecureOrLoopbackUrl(scim.url, settings.webhooks.allow_insecure_loopback))
+      throw new ConfigError(`${key}.url must be an https URL (http only on loopback with webhooks.allow_insecure_loopback)`);
+    if (!process.env[scim.token_env])
+      throw new ConfigError(`${key}.token_env names ${scim.token_env}, which must be set to the endpoint's token`);
+    if (scim.scope === 'access_group' && !app.access_group)
+      throw new ConfigError(`${key}.scope access_group needs applications[${index}].access_group (or scope: all)`);
   });
 }
 

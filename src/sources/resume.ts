@@ -41,7 +41,7 @@ export function resumeFromSource(deps: SourceDeps) {
     const { source } = offeredUpstream(ctx, deps, ctx.params.source);
     const identity = deps.cookies.takeIdentity(ctx, base, details.uid, source.slug);
     if (!identity) throw restart(ctx, 'This sign-in step has expired. Start again.');
-    const outcome = await resolveUpstreamIdentity(deps.store, source, identity);
+    const outcome = await resolveUpstreamIdentity(deps.store, source, identity, deps.settings.applications);
     switch (outcome.kind) {
       case 'signed_in':
         return continueSignIn(ctx, deps, outcome.user, [FEDERATED]);

@@ -50,8 +50,12 @@ export interface NewUser {
   is_active?: boolean;
   email_verified?: boolean;
   attributes?: Record<string, unknown>;
+  /** A provisioning client's id for the user (SCIM externalId). */
+  external_id?: string | null;
 }
-export type UserChanges = Partial<Pick<UserRow, 'username' | 'email' | 'name' | 'is_active' | 'attributes' | 'email_verified'>>;
+export type UserChanges = Partial<
+  Pick<UserRow, 'username' | 'email' | 'name' | 'is_active' | 'attributes' | 'email_verified' | 'external_id'>
+>;
 
 export interface UserFilter {
   /** Members of any of these groups. */
@@ -87,13 +91,20 @@ export interface UsersRepository {
   groupsOf(ids: number[]): Promise<Map<number, string[]>>;
 }
 
+export interface NewGroup {
+  name: string;
+  attributes?: Record<string, unknown>;
+  /** A provisioning client's id for the group (SCIM externalId). */
+  external_id?: string | null;
+}
+
 export interface GroupFilter {
   search?: string;
 }
 
 export interface GroupsRepository {
   /** MUST refuse a name already present, case-insensitively, with UniqueViolation('name'). */
-  insert(group: { name: string; attributes?: Record<string, unknown> }): Promise<GroupRow>;
+  insert(group: NewGroup): Promise<GroupRow>;
   findByUuid(uuid: string): Promise<GroupRow | undefined>;
   /** The group with exactly this name, case-insensitively (names are unique that way). */
   findByName(name: string): Promise<GroupRow | undefined>;
@@ -108,7 +119,8 @@ export interface GroupsRepository {
   missing(uuids: string[]): Promise<string[]>;
   /** Ordered by name, then uuid. */
   list(filter: GroupFilter, page: Page): Promise<Slice<GroupRow>>;
-  update(uuid: string, changes: { name?: string; attributes?: Record<string, unknown> }): Promise<GroupRow | undefined>;
+  /** Bumps updated_at when something is written. */
+  update(uuid: string, changes: Partial<NewGroup>): Promise<GroupRow | undefined>;
   delete(uuid: string): Promise<boolean>;
   /** True when the membership is new; adding twice is harmless. */
   addMember(groupUuid: string, userId: number): Promise<boolean>;
@@ -567,6 +579,64 @@ export interface AuditRepository {
   prune(before: Date): Promise<number>;
 }
 
+// ---- Directory queries (SCIM: src/scim/)
+
+export type Comparison = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'ge' | 'lt' | 'le';
+
+/**
+ * A filter over users or groups, in the store's own field names (the SCIM layer translates attribute paths to
+ * these). Fields of users: uuid, username, email, name, external_id, is_active, created_at, updated_at,
+ * `attributes.<key>` (the attribute as text), `group.uuid`, `group.name` (some group of the user). Of groups:
+ * uuid, name, external_id, created_at, updated_at, `member.uuid`, `member.name` (some member).
+ */
+export type Condition =
+  | { kind: 'constant'; value: boolean }
+  | { kind: 'and' | 'or'; conditions: Condition[] }
+  | { kind: 'not'; condition: Condition }
+  /** The field has a value (text: a non-empty one; group/member fields: at least one membership). */
+  | { kind: 'present'; field: string }
+  /**
+   * Text compares case-insensitively (as the database lowers) unless `caseExact`; booleans take eq/ne only,
+   * timestamps no co/sw/ew; `ne` also matches an absent value. A related field matches when some relative does.
+   */
+  | { kind: 'compare'; field: string; op: Comparison; value: string | boolean | Date; caseExact?: boolean };
+
+export interface MemberRef {
+  id: number;
+  uuid: string;
+  name: string;
+}
+export interface GroupRef {
+  uuid: string;
+  name: string;
+}
+
+/**
+ * Filtered lists for provisioning clients, in SQL: a condition on an indexed column (lower(username), lower(email),
+ * lower(groups.name), external_id, uuid) is answered through its index; a page never reads the rows before it.
+ * A field the condition names that is not listed at Condition throws (a programming error, never input).
+ */
+export interface DirectoryRepository {
+  /** Users matching `where`, ordered by id; `total` counts every match. A page of limit 0 reads no rows. */
+  findUsers(where: Condition, page: Page): Promise<Slice<UserRow>>;
+  /** Groups matching `where`, ordered by name (case-insensitively), then uuid. */
+  findGroups(where: Condition, page: Page): Promise<Slice<GroupRow>>;
+  /** Members of each group, by user id (every group present; [] when it has none). */
+  membersOf(groupUuids: string[]): Promise<Map<string, MemberRef[]>>;
+  /** Groups of each user, by name case-insensitively (every user present). */
+  groupsOf(userIds: number[]): Promise<Map<number, GroupRef[]>>;
+  /** The users with these uuids, in no order; malformed or unknown uuids are skipped. */
+  usersByUuid(uuids: string[]): Promise<UserRow[]>;
+}
+
+/** Outbound provisioning: the remote SCIM id of each local user or group (its uuid), per application. */
+export interface ProvisioningRepository {
+  remoteId(app: string, kind: 'User' | 'Group', localId: string): Promise<string | undefined>;
+  /** Remembers the remote id, replacing an earlier one. */
+  link(app: string, kind: 'User' | 'Group', localId: string, remoteId: string): Promise<void>;
+  unlink(app: string, kind: 'User' | 'Group', localId: string): Promise<void>;
+}
+
 // ---- The store
 
 export interface Store {
@@ -590,6 +660,10 @@ export interface Store {
   emailChanges: EmailChangesRepository;
   /** Links between upstream identities and users. */
   sourceLinks: SourceLinksRepository;
+  /** Filtered lists and membership views for provisioning clients (SCIM). */
+  directory: DirectoryRepository;
+  /** Remote ids of outbound SCIM provisioning. */
+  provisioning: ProvisioningRepository;
   /** Deletes expired rows (OIDC payloads, setup codes and recovery links, WebAuthn challenges, e-mail changes); returns how many, per kind. */
   sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number; emailChanges: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */

@@ -17,7 +17,7 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
       mapUnique(
         db
           .insertInto('groups')
-          .values({ name: group.name, attributes: JSON.stringify(group.attributes ?? {}) })
+          .values({ name: group.name, attributes: JSON.stringify(group.attributes ?? {}), external_id: group.external_id ?? null })
           .returningAll()
           .executeTakeFirstOrThrow(),
       ),
@@ -60,9 +60,17 @@ export function groupsRepository(db: Kysely<Tables>): GroupsRepository {
       const values = {
         ...(changes.name !== undefined ? { name: changes.name } : {}),
         ...(changes.attributes !== undefined ? { attributes: JSON.stringify(changes.attributes) } : {}),
+        ...(changes.external_id !== undefined ? { external_id: changes.external_id } : {}),
       };
       if (!Object.keys(values).length) return db.selectFrom('groups').selectAll().where('uuid', '=', uuid).executeTakeFirst();
-      return mapUnique(db.updateTable('groups').set(values).where('uuid', '=', uuid).returningAll().executeTakeFirst());
+      return mapUnique(
+        db
+          .updateTable('groups')
+          .set({ ...values, updated_at: sql`now()` })
+          .where('uuid', '=', uuid)
+          .returningAll()
+          .executeTakeFirst(),
+      );
     },
 
     async delete(uuid) {

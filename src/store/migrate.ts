@@ -16,6 +16,7 @@ import * as emailChanges from './migrations/0013_email_changes.js';
 import * as readinessProbes from './migrations/0014_readiness_probes.js';
 import * as signingAlgorithms from './migrations/0015_signing_algorithms.js';
 import * as sourceLinks from './migrations/0016_source_links.js';
+import * as scim from './migrations/0017_scim.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '0014_readiness_probes': readinessProbes,
   '0015_signing_algorithms': signingAlgorithms,
   '0016_source_links': sourceLinks,
+  '0017_scim': scim,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

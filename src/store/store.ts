@@ -17,6 +17,8 @@ import { passkeysRepository } from './passkeys-repository.js';
 import { checkRoom } from './write-room.js';
 import { emailChangesRepository } from './email-changes-repository.js';
 import { sourceLinksRepository } from './source-links-repository.js';
+import { directoryRepository } from './directory-repository.js';
+import { provisioningRepository } from './provisioning-repository.js';
 
 export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
   const store: Store = {
@@ -33,6 +35,8 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
     passkeys: passkeysRepository(db),
     emailChanges: emailChangesRepository(db),
     sourceLinks: sourceLinksRepository(db),
+    directory: directoryRepository(db),
+    provisioning: provisioningRepository(db),
     state: {
       async claimOnce(key) {
         const result = await db

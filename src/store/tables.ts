@@ -18,6 +18,8 @@ export interface UsersTable {
   last_login: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** A provisioning client's id for the user (SCIM externalId; migration 0017). */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface GroupsTable {
@@ -25,6 +27,10 @@ export interface GroupsTable {
   name: string;
   attributes: Json;
   created_at: Timestamp;
+  /** A provisioning client's id for the group (SCIM externalId; migration 0017). */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The last change of the row itself: name, attributes, external_id (migration 0017); memberships do not count. */
+  updated_at: Timestamp;
 }
 
 export interface MembershipsTable {
@@ -97,6 +103,7 @@ export interface Tables {
   webauthn_challenges: WebauthnChallengesTable;
   email_changes: EmailChangesTable;
   source_links: SourceLinksTable;
+  scim_links: ScimLinksTable;
 }
 
 /** A person at an upstream identity provider, linked to a user (migration 0016). */
@@ -106,6 +113,15 @@ export interface SourceLinksTable {
   user_id: number;
   created_at: Generated<Date>;
   last_used_at: Date | null;
+}
+
+/** The remote SCIM resource of a local user or group, per application (migration 0017). */
+export interface ScimLinksTable {
+  app: string;
+  kind: 'User' | 'Group';
+  local_id: string;
+  remote_id: string;
+  created_at: Generated<Date>;
 }
 
 /** A pending e-mail address change (migration 0013). */
@@ -153,7 +169,7 @@ export interface OutboxTable {
   dispatched_at: Date | null;
 }
 
-export type DeliveryKind = 'webhook' | 'backchannel';
+export type DeliveryKind = 'webhook' | 'backchannel' | 'scim';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface DeliveriesTable {

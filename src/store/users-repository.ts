@@ -20,6 +20,7 @@ export const USER_COLUMNS = [
   'last_login',
   'created_at',
   'updated_at',
+  'external_id',
 ] as const;
 
 /** A user with the lower-cased names of its groups: the access-group check of every token request (prepared). */
@@ -70,6 +71,7 @@ export function usersRepository(db: Kysely<Tables>): UsersRepository {
             attributes: JSON.stringify(user.attributes ?? {}),
             password_hash: null,
             last_login: null,
+            external_id: user.external_id ?? null,
           })
           .returning(USER_COLUMNS)
           .executeTakeFirstOrThrow(),

@@ -6,6 +6,7 @@
 import type { Backend, Open } from './fixture.js';
 import { runApiTokensConformance } from './api-tokens.js';
 import { runCredentialsConformance } from './credentials.js';
+import { runDirectoryConformance } from './directory.js';
 import { runEmailChangesConformance } from './email-changes.js';
 import { runEventsConformance } from './events.js';
 import { runGroupsConformance } from './groups.js';
@@ -14,6 +15,7 @@ import { runMfaConformance } from './mfa.js';
 import { runOidcPayloadsConformance } from './oidc-payloads.js';
 import { runPasskeysConformance } from './passkeys.js';
 import { runPasswordSetupConformance } from './password-setup.js';
+import { runProvisioningConformance } from './provisioning.js';
 import { runReplicasConformance } from './replicas.js';
 import { runSigningKeysConformance } from './signing-keys.js';
 import { runSourceLinksConformance } from './source-links.js';
@@ -24,6 +26,8 @@ import { runUsersConformance } from './users.js';
 export function runStoreConformance(open: Open, backend: Backend): void {
   runUsersConformance(open);
   runGroupsConformance(open);
+  runDirectoryConformance(open);
+  runProvisioningConformance(open);
   runCredentialsConformance(open);
   runApiTokensConformance(open);
   runSigningKeysConformance(open);

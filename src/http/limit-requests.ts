@@ -2,7 +2,7 @@
 import type { Context, Next } from 'koa';
 import type { ApiTokenRow } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
-import { detail } from './errors.js';
+import { AppError } from '../errors.js';
 
 export function limitRequests(limits: RateLimits) {
   return async function limitRequestsPerToken(ctx: Context, next: Next) {
@@ -10,8 +10,9 @@ export function limitRequests(limits: RateLimits) {
     const outcome = await limits.attempt([['api', token.id]]);
     if (!outcome.allowed) {
       const wait = outcome.retryAfterSeconds;
-      throw detail(429, `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`, {
-        'Retry-After': String(wait),
+      throw new AppError(`Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`, {
+        status: 429,
+        headers: { 'Retry-After': String(wait) },
       });
     }
     await next();

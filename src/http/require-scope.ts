@@ -2,14 +2,14 @@
 import type { Context, Next } from 'koa';
 import type { ApiTokenRow } from '../store/contract.js';
 import type { ApiScope } from '../domain/api-tokens.js';
-import { detail } from './errors.js';
+import { AppError } from '../errors.js';
 
 /** Throws 403 unless the token carries `scope`; `forWhat` names a part of a request that needs it. */
 export function assertScope(ctx: Context, scope: ApiScope, forWhat?: string): void {
   const token = ctx.state.apiToken as ApiTokenRow;
   if (!token.scopes.includes(scope)) {
     const needs = forWhat ? `the token lacks the ${scope} scope, which ${forWhat} needs` : `the token lacks the ${scope} scope`;
-    throw detail(403, `You do not have permission to perform this action (${needs}).`);
+    throw new AppError(`You do not have permission to perform this action (${needs}).`, { status: 403 });
   }
 }
 

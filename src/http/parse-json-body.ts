@@ -1,8 +1,8 @@
 /** JSON bodies only: other media types get 415, oversize 413 and malformed or badly encoded JSON 400. */
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
-import { detail } from './errors.js';
-import { readBody } from '../http/read-body.js';
+import { AppError } from '../errors.js';
+import { readBody } from './read-body.js';
 
 const hasBody = (ctx: Context) => Boolean(ctx.get('Transfer-Encoding')) || Number(ctx.get('Content-Length') || 0) > 0;
 
@@ -14,6 +14,8 @@ export function parseJsonBody(maxBytes: number) {
       text: false,
       multipart: false,
       jsonStrict: true,
+      // Every JSON media type the check below lets through (application/scim+json among them) is parsed as JSON.
+      jsonTypes: ['application/json', '+json'],
       jsonLimit: maxBytes,
       parsedMethods: ['POST', 'PUT', 'PATCH'] as never,
     }),
@@ -26,7 +28,9 @@ export function parseJsonBody(maxBytes: number) {
       return next();
     }
     if (!ctx.is('application/json', '+json')) {
-      throw detail(415, `Unsupported media type "${ctx.get('Content-Type') || '(none)'}" in request. Send application/json.`);
+      throw new AppError(`Unsupported media type "${ctx.get('Content-Type') || '(none)'}" in request. Send application/json.`, {
+        status: 415,
+      });
     }
     return parse(ctx, next);
   };
