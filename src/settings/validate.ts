@@ -101,7 +101,7 @@ export function formatConfigError(error: ErrorObject): string {
 /** Every problem with the configuration, or the validated settings (defaults filled in, secrets from the environment read). */
 export function validateSettings(raw: unknown): Settings {
   const valid = check(raw);
-  const schemaProblems = valid ? [] : [...new Set(check.errors!.map(formatConfigError))];
+  const schemaProblems = valid ? [] : [...new Set(withoutAnyOfBranches(check.errors!).map(formatConfigError))];
   // The rules JSON Schema cannot say are checked on every application the schema found nothing wrong with.
   const broken = new Set((check.errors ?? []).map((error) => /^\/applications\/(\d+)/.exec(error.instancePath)?.[1]).filter(Boolean));
   const shaped = raw as Partial<Settings>;
@@ -118,6 +118,16 @@ export function validateSettings(raw: unknown): Settings {
   const problems = [...schemaProblems, ...ruleProblems, ...sourceProblems].map((message) => namingTheApplication(message, raw));
   if (problems.length) throw new ConfigError(problems);
   return raw as Settings;
+}
+
+/**
+ * A key of several forms (anyOf) fails with one error per form and then its own, which names every form: only that
+ * one is reported (not "must be a list" and "must be one of *" besides it).
+ */
+function withoutAnyOfBranches(errors: ErrorObject[]): ErrorObject[] {
+  const forms = errors.filter((error) => error.keyword === 'anyOf').map((error) => error.instancePath);
+  const insideForm = (path: string) => forms.some((form) => path === form || path.startsWith(`${form}/`));
+  return errors.filter((error) => error.keyword === 'anyOf' || !insideForm(error.instancePath));
 }
 
 /** Runs each check, collecting the problem it throws: independent rules each report their own. */

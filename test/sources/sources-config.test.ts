@@ -82,7 +82,12 @@ describe('sources configuration', () => {
     ['no secret', [oidc({ client_secret: undefined })], [], 'config: sources[0].client_secret is required (or client_secret_env)'],
     ['both secrets', [oidc({ client_secret_env: 'X' })], [], 'config: sources[0] sets both client_secret and client_secret_env; keep one'],
     ['oidc scopes without openid', [oidc({ scopes: ['email'] })], [], 'config: sources[0].scopes must include openid'],
-    ['a claim path that is not one', [github({ claims: { sub: 'a..b' } })], [], 'config: sources[0].claims.sub must match'],
+    [
+      'a claim path that is not one',
+      [github({ claims: { sub: 'a..b' } })],
+      [],
+      'config: sources[0].claims.sub must be a claim name, or a dotted path',
+    ],
     ['an unknown claim', [github({ claims: { groups: 'teams' } })], [], 'config: sources[0].claims.groups is not a known key'],
     ['an unknown key', [oidc({ colour: 'blue' })], [], 'config: sources[0].colour is not a known key'],
     [
