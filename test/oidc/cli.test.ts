@@ -68,6 +68,7 @@ test('serve refuses a bad application with one line', async () => {
   const result = await runIdp(['serve', '--port', '0'], {
     ...env,
     NODE_CONFIG: JSON.stringify({ applications: [{ ...application, slug: 'token' }] }),
+    WIKI_CLIENT_SECRET: 'from-the-environment-123', // its only problem is the slug (every problem is reported)
   });
   expect(result.code).toBe(1);
   expect(result.stderr.trim().split('\n').pop()).toBe(
