@@ -1,0 +1,104 @@
+/**
+ * The `sources:` list of the configuration: upstream identity providers (docs/federation.md). Its own file, as the
+ * key with the most rules of its own; src/settings/schema.ts puts it in place.
+ */
+export const sourcesSchema = {
+  type: 'array',
+  description:
+    'Upstream identity providers people may sign in with ("Continue with {name}" on the sign-in page of the applications that list them; docs/federation.md).',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['slug', 'type', 'name', 'client_id'],
+    properties: {
+      slug: {
+        type: 'string',
+        pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+        description:
+          'Lowercase letters, digits and dashes; part of the redirect URI to register upstream, {base_url}/source/oauth/callback/{slug}/, and the key of the links it makes (do not rename a source in use).',
+      },
+      type: {
+        type: 'string',
+        enum: ['oidc', 'oauth2'],
+        description:
+          'oidc: an OpenID Connect provider (discovery from issuer, ID token verified). oauth2: a plain OAuth 2.0 provider (GitHub-style): authorization_url, token_url, userinfo_url and claims.',
+      },
+      name: { type: 'string', minLength: 1, maxLength: 64, description: 'Shown on the button: "Continue with {name}".' },
+      issuer: {
+        type: 'string',
+        pattern: '^https?://',
+        description:
+          'oidc: the issuer identifier; its /.well-known/openid-configuration is read at the first use and kept for an hour (https; http only on loopback).',
+      },
+      authorization_url: { type: 'string', pattern: '^https?://', description: 'oauth2: the authorization endpoint.' },
+      token_url: { type: 'string', pattern: '^https?://', description: 'oauth2: the token endpoint.' },
+      userinfo_url: {
+        type: 'string',
+        pattern: '^https?://',
+        description: 'oauth2: the endpoint that answers JSON about the person for the access token (GitHub: https://api.github.com/user).',
+      },
+      client_id: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: 'The client_id this service has at the upstream.' },
+      client_secret: { type: 'string', minLength: 1, description: 'The client secret this service has at the upstream.' },
+      client_secret_env: {
+        type: 'string',
+        pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+        description: 'Name of an environment variable holding the client secret.',
+      },
+      token_endpoint_auth_method: {
+        type: 'string',
+        enum: ['client_secret_basic', 'client_secret_post'],
+        default: 'client_secret_basic',
+        description: 'How the secret is sent to the token endpoint (HTTP Basic, or in the form body).',
+      },
+      scopes: {
+        type: 'array',
+        items: { type: 'string', pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' },
+        description: 'Scopes asked for. Default: openid email profile (oidc); none (oauth2; GitHub wants read:user user:email).',
+      },
+      id_token_signed_response_alg: {
+        type: 'string',
+        enum: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'],
+        default: 'RS256',
+        description: 'oidc: the only algorithm an ID token of this upstream may be signed with (checked against its JWKS).',
+      },
+      claims: {
+        type: 'object',
+        additionalProperties: false,
+        description:
+          "oauth2: where the person's claims are in the userinfo answer, as dotted paths (e.g. sub: id, email: email, name: name). Default: the OpenID names.",
+        properties: {
+          sub: {
+            type: 'string',
+            pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$',
+            description: 'The stable identifier (required upstream).',
+          },
+          email: { type: 'string', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$', description: 'The e-mail address.' },
+          email_verified: {
+            type: 'string',
+            pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$',
+            description: 'Whether the upstream verified the address (true only when the value is the boolean true).',
+          },
+          name: { type: 'string', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$', description: 'The display name.' },
+        },
+      },
+      provision: {
+        type: 'boolean',
+        default: true,
+        description:
+          'Create an account at the first sign-in of someone whose e-mail address has none here (just in time). false: only people who have an account (or a link) may come through this source.',
+      },
+      groups: {
+        type: 'array',
+        default: [],
+        items: { type: 'string', minLength: 1, maxLength: 150 },
+        description: 'Groups (by name) an account created by this source joins; created at start when missing.',
+      },
+      trust_email: {
+        type: 'boolean',
+        default: false,
+        description:
+          'Link an existing account with the same e-mail address without asking for its password, but only when the upstream says the address is verified (email_verified true). Only for upstreams that verify every address they assert (docs/federation.md).',
+      },
+    },
+  },
+} as const;
