@@ -9,6 +9,7 @@ import { REDIS_URL } from '../helpers/redis.js';
 import { startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
 import { migrations } from '../../src/store/migrate.js';
 import { freePort } from '../helpers/ports.js';
+import { migratedDataDir } from '../helpers/settings.js';
 
 /** Every migration this release ships, in order (the list doctor checks against). */
 const MIGRATIONS = Object.keys(migrations);
@@ -32,7 +33,7 @@ let dataDir: string;
 let smtp: SmtpCapture;
 let healthy: Record<string, string>;
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'idp-doctor-'));
+  dataDir = migratedDataDir('idp-doctor-');
   smtp = await startSmtpCapture();
   // Set explicitly so nothing leaks in from the environment Jest runs in.
   healthy = {

@@ -3,11 +3,9 @@
  * http://localhost:9411), so the pages' redirects reach this process; and `idp doctor` fails when the configured
  * public URL does not reach it.
  */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { runIdp, startServe } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
+import { migratedDataDir } from '../helpers/settings.js';
 
 const lineOf = (stdout: string, check: string) => stdout.split('\n').find((line) => line.slice(5).startsWith(`${check}:`)) ?? '';
 
@@ -17,7 +15,7 @@ describe('the public URL follows the listener when BASE_URL is not set', () => {
   let serve: Awaited<ReturnType<typeof startServe>>;
   beforeAll(async () => {
     port = await freePort();
-    env = { PORT: String(port), IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-public-url-')), DATABASE_URL: '' };
+    env = { PORT: String(port), IDP_DATA_DIR: migratedDataDir('idp-public-url-'), DATABASE_URL: '' };
     serve = await startServe(env, ['serve']);
   }, 200_000);
   afterAll(() => serve?.stop());
@@ -68,7 +66,7 @@ describe('the public URL follows the listener when BASE_URL is not set', () => {
 });
 
 test('idp serve --port 0 without BASE_URL: the public URL names the port it got', async () => {
-  const serve = await startServe({ IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-public-url-')), DATABASE_URL: '' });
+  const serve = await startServe({ IDP_DATA_DIR: migratedDataDir('idp-public-url-'), DATABASE_URL: '' });
   try {
     const port = new URL(serve.url).port;
     expect(serve.output()).toContain(`(public URL http://localhost:${port},`);

@@ -29,7 +29,7 @@ async function enrolPasskey(page: Page, idp: CredentialsServer, email: string, n
 const claimsOf = async (flow: Awaited<ReturnType<typeof startFlow>>) => (await flow.finish()).claims()!;
 
 describe.each(engines)('passkeys (%s)', (engine) => {
-  const web = useBrowser();
+  const web = useBrowser({ freshPerTest: true }); // virtual authenticators and page listeners outlive cleared cookies
   let idp: CredentialsServer;
   const log = captureLog();
   let authenticator: VirtualAuthenticator;

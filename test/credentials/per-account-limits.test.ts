@@ -5,7 +5,7 @@
  * codes and passkey answers another; an address without an account sees the same pages and waits; and every
  * spelling of an address that finds the account shares its counters (docs/credentials.md "Brute-force protection").
  */
-import { engines } from '../helpers/database.js';
+import { everyEngine as engines } from '../helpers/database.js';
 import { privateRedis } from '../helpers/redis.js';
 import { codeIn, startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
 import { totpCode } from '../helpers/totp.js';

@@ -34,7 +34,7 @@ export async function signIn(page: Page, email: string, password: string): Promi
   await form.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** What a browser test works with: one chromium and one relying-party callback server per file, a fresh context and page per test. */
+/** What a browser test works with: one chromium and one relying-party callback server per file, and the page of a test. */
 export interface BrowserFixture {
   browser: Browser;
   rp: CallbackServer;
@@ -42,12 +42,23 @@ export interface BrowserFixture {
   page: Page;
 }
 
+const VIEWPORT = { width: 1280, height: 720 }; // playwright's default
+
 /**
  * Registers the hooks every browser test file shares and returns the fixture they fill. Call it at the top of a
  * describe block, before the hooks that start the identity service (they read `rp.url`); read its fields in tests.
+ *
+ * Tests share one page, its cookies cleared before each (a person with a fresh browser): a new context starts a new
+ * renderer, and its first steps cost chromium about a second of CPU, more than most tests spend on their own. A test
+ * that closes the context gets a new one. `freshPerTest` gives each test its own context, for files that change
+ * what clearing cookies does not undo (virtual authenticators, listeners on the page).
  */
-export function useBrowser(): BrowserFixture {
+export function useBrowser(options: { freshPerTest?: boolean } = {}): BrowserFixture {
   const fixture = {} as BrowserFixture;
+  const open = async () => {
+    fixture.context = await fixture.browser.newContext();
+    fixture.page = await fixture.context.newPage();
+  };
   beforeAll(async () => {
     fixture.browser = await launchBrowser();
     fixture.rp = await startCallbackServer();
@@ -57,9 +68,12 @@ export function useBrowser(): BrowserFixture {
     await fixture.browser?.close();
   });
   beforeEach(async () => {
-    fixture.context = await fixture.browser.newContext();
-    fixture.page = await fixture.context.newPage();
+    if (options.freshPerTest || !fixture.page || fixture.page.isClosed()) return open();
+    await fixture.context.clearCookies();
+    await fixture.page.goto('about:blank');
+    const size = fixture.page.viewportSize();
+    if (size?.width !== VIEWPORT.width || size?.height !== VIEWPORT.height) await fixture.page.setViewportSize(VIEWPORT);
   });
-  afterEach(async () => fixture.context?.close());
+  if (options.freshPerTest) afterEach(async () => fixture.context?.close());
   return fixture;
 }

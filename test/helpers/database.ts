@@ -2,7 +2,8 @@
  * Real databases for tests: PGlite (always), loaded from the migrated template, and PostgreSQL when
  * TEST_DATABASE_URL is set — a fresh database per call on that server, dropped on close.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { openDatabase, type Database, type Engine } from '../../src/store/database.js';
@@ -26,8 +27,29 @@ export interface TestDatabase {
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 
-/** Engines to run against: PGlite always; PostgreSQL when TEST_DATABASE_URL is set (CI sets it). */
-export const engines: Engine[] = serverUrl ? ['pglite', 'postgres'] : ['pglite'];
+/** Every engine there is here: PGlite always; PostgreSQL when TEST_DATABASE_URL is set (CI sets it). */
+export const everyEngine: Engine[] = serverUrl ? ['pglite', 'postgres'] : ['pglite'];
+
+/**
+ * The engines a test file runs on. The store's own suites (test/store/) run on every engine: they are what makes
+ * the engines interchangeable, as Dex runs its storage conformance on every backend. Any other file runs on one,
+ * chosen by a hash of its path, so each engine carries about half of the journeys; a file that tests what the
+ * engines could disagree on (how an address compares, say) imports `everyEngine` instead. TEST_ENGINES=all runs
+ * every file on every engine (the full matrix, twice as long); TEST_ENGINES=pglite or postgres, one for all.
+ */
+export const engines: Engine[] = enginesOf(
+  typeof expect === 'undefined' ? '' : (expect.getState().testPath ?? ''), // '' outside Jest (the load scripts)
+  process.env.TEST_ENGINES,
+);
+
+function enginesOf(testPath: string, chosen: string | undefined): Engine[] {
+  if (chosen === 'all' || /[\\/]test[\\/]store[\\/]/.test(testPath)) return everyEngine;
+  if (chosen === 'pglite' || chosen === 'postgres') return everyEngine.filter((engine) => engine === chosen);
+  if (chosen) throw new Error(`TEST_ENGINES=${chosen}: expected all, pglite or postgres`);
+  const file = testPath.slice(testPath.lastIndexOf(`${path.sep}test${path.sep}`));
+  const hash = createHash('sha256').update(file.replaceAll(path.sep, '/')).digest();
+  return [everyEngine[hash[0]! % everyEngine.length]!];
+}
 
 async function adminQuery(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });

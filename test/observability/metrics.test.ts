@@ -9,7 +9,7 @@ import { PASSWORD, startOidcServer, type OidcTestServer } from '../helpers/oidc-
 import { CookieClient, httpSignIn, pkceRequest, redeemCode, submit } from '../helpers/http-client.js';
 import { eventually } from '../helpers/eventually.js';
 import { REDIS_URL, uniquePrefix } from '../helpers/redis.js';
-import { testSettings } from '../helpers/settings.js';
+import { migratedDataDir, testSettings } from '../helpers/settings.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { startWorkerService } from '../../src/service.js';
 
@@ -174,6 +174,7 @@ describe('without a token', () => {
 test("idp worker's metrics listener answers the health routes (its health check): ready while its database and Redis answer", async () => {
   const port = await freePort();
   const settings = await testSettings({
+    data_dir: migratedDataDir('idp-metrics-'),
     metrics: { enabled: true, token: 'a-metrics-token-0123456789', port },
     redis: { url: REDIS_URL, prefix: uniquePrefix() },
     worker: { embedded: false },

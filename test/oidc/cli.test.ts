@@ -1,14 +1,12 @@
 /** `idp keys rotate|list` and `idp serve` with an application, as real child processes. */
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { createPostgresDatabase } from '../helpers/database.js';
 import { runIdp, startServe } from '../helpers/cli.js';
+import { migratedDataDir } from '../helpers/settings.js';
 
 let env: Record<string, string>;
 let drop = async () => {};
 beforeAll(async () => {
-  env = { IDP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'idp-oidc-cli-')) };
+  env = { IDP_DATA_DIR: migratedDataDir('idp-oidc-cli-') };
   if (process.env.TEST_DATABASE_URL) {
     const pg = await createPostgresDatabase();
     env.DATABASE_URL = pg.url;

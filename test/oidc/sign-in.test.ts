@@ -8,7 +8,7 @@ import { authorizationRequest, discover } from '../helpers/oidc-rp.js';
 import { runFlow, tokensOf } from '../helpers/oidc-flow.js';
 
 describe.each(engines)('OIDC sign-in (%s)', (engine) => {
-  const web = useBrowser();
+  const web = useBrowser({ freshPerTest: true }); // virtual authenticators and page listeners outlive cleared cookies
   let idp: OidcTestServer;
 
   beforeAll(async () => {
