@@ -32,6 +32,7 @@ export const settingsSchema = {
     'account',
     'device_flow',
     'landing',
+    'invitations',
     'sources',
     'applications',
   ],
@@ -271,6 +272,24 @@ export const settingsSchema = {
           'Slugs of the applications the page names, with a link to each and to its discovery document. Empty: it names none (which applications exist is not for every visitor to see).',
       },
     }),
+    invitations: section(
+      'Invitations mailed to new colleagues (POST /api/v3/core/users/{pk}/invite/, or send_invite on create; docs/credentials.md).',
+      {
+        ttl_seconds: int(300, 'How long an invitation link stays valid. Sending a new one ends the old.', 90 * 86400),
+        redirect: {
+          type: 'string',
+          pattern: '^$|^https?://',
+          description:
+            "Where people go once their password is set (an application's start page, say). Empty: a page that says they are done, with a link to /welcome/.",
+        },
+        contact: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          description: 'Who to ask for a new link, named on the page of an invitation that expired or was used.',
+        },
+      },
+    ),
     sources: sourcesSchema,
     applications: applicationsSchema,
   },

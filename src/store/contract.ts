@@ -14,6 +14,7 @@ import type {
   DeliveryKind,
   DeliveryStatus,
   GroupsTable,
+  LinkPurpose,
   OidcPayloadsTable,
   OutboxTable,
   UsersTable,
@@ -415,7 +416,10 @@ export interface PasswordSetupRepository {
   countAttempt(id: string, maxAttempts: number, now: Date): Promise<SetupCodeRow | undefined>;
   /** Marks the code used; exactly one concurrent caller gets true. */
   consumeCode(id: string, now: Date): Promise<boolean>;
-  saveLink(row: { token_hash: string; user_id: number; expires_at: Date }): Promise<void>;
+  /** Saves a link (an administrator's recovery link unless `purpose` says invitation). */
+  saveLink(row: { token_hash: string; user_id: number; expires_at: Date; purpose?: LinkPurpose }): Promise<void>;
+  /** Marks the user's live invitations used, so only the one sent next works; returns how many. */
+  withdrawInvitations(userId: number, now: Date): Promise<number>;
   /** The user id of a live (unused, unexpired) link. */
   findLink(tokenHash: string, now: Date): Promise<number | undefined>;
   /** Marks a live link used and returns its user id; exactly one concurrent caller gets it. */
