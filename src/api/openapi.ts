@@ -20,6 +20,7 @@ import {
   groupView,
   paginatedList,
   pagination,
+  invitation,
   recoveryLink,
   sourceLinkList,
   sourceLinkView,
@@ -54,6 +55,7 @@ const schemas = {
   UserPatch: userPatch,
   SetPassword: setPasswordBody,
   RecoveryLink: recoveryLink,
+  Invitation: invitation,
   GroupCreate: groupCreate,
   GroupPatch: groupPatch,
   GroupMember: memberBody,
@@ -219,6 +221,22 @@ const operations: Described[] = [
     param: 'user',
     status: 200,
     returns: 'RecoveryLink',
+  },
+  {
+    method: 'post',
+    path: '/core/users/{pk}/invite/',
+    operationId: 'core_users_invite_create',
+    summary: 'Mail the user an invitation to choose a password',
+    description:
+      'A one-time link to /if/invitation/{token}/, valid invitations.ttl_seconds (7 days by default); a new invitation withdraws the one before. Choosing a password there marks the e-mail verified. No body. A deactivated user answers 400 on `is_active`.',
+    scope: 'users:write',
+    param: 'user',
+    status: 200,
+    returns: 'Invitation',
+    extra: {
+      400: use('InvalidBody'),
+      503: answer('The invitation cannot be queued (the mail queue is down): nothing changed.', ref('ErrorDetail'), retryAfter(true)),
+    },
   },
   {
     method: 'delete',

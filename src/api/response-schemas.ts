@@ -114,6 +114,15 @@ export const recoveryLink = {
   properties: { link: { type: 'string', format: 'uri', description: 'One-time, valid 24 hours; the user sets a password there.' } },
 } as const;
 
+export const invitation = {
+  type: 'object',
+  required: ['sent_to', 'expires_at'],
+  properties: {
+    sent_to: { type: 'string', description: "The address the invitation was mailed to (the user's e-mail)." },
+    expires_at: { type: 'string', format: 'date-time', description: 'Until when the link works (invitations.ttl_seconds).' },
+  },
+} as const;
+
 /** The page-number pagination of pagination.ts; `results` is given per list. */
 export const pagination = {
   type: 'object',

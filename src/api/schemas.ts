@@ -35,6 +35,10 @@ export const userCreate = {
   properties: {
     ...userFields,
     groups: { type: 'array', items: uuid, maxItems: 1000, description: 'Groups the user joins (create only).' },
+    send_invite: {
+      type: 'boolean',
+      description: 'Mail the new user an invitation to choose a password (create only; as POST /users/{pk}/invite/).',
+    },
   },
 } as const;
 

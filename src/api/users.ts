@@ -4,6 +4,7 @@ import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import { createUser, deleteUser, getUser, listUsers, updateUser, type CreateUser, type UpdateUser } from '../domain/users.js';
 import { createRecoveryLink } from '../domain/password-setup.js';
+import { inviteUser } from '../domain/invitations.js';
 import { changeCredentials } from '../domain/credential-changes.js';
 import type { SendMail } from '../domain/mail.js';
 import { fieldErrors } from './errors.js';
@@ -26,6 +27,12 @@ interface UserListQuery {
 export function userRoutes(router: Router, store: Store, settings: Settings, sendMail: SendMail): void {
   const read = requireScope('users:read');
   const write = requireScope('users:write');
+  const invitation = (userId: number) => ({
+    userId,
+    baseUrl: settings.issuer.base_url,
+    key: settings.secrets.key,
+    ttlSeconds: settings.invitations.ttl_seconds,
+  });
 
   router.get('/users/', read, async (ctx) => {
     const query = validateQuery<UserListQuery>(userListQuery, ctx.query);
@@ -47,9 +54,22 @@ export function userRoutes(router: Router, store: Store, settings: Settings, sen
     // Joining a group is a group change (an access group opens an application): it needs groups:write too.
     const groups = (ctx.request.body as { groups?: unknown } | undefined)?.groups;
     if (groups !== undefined && !(Array.isArray(groups) && groups.length === 0)) assertScope(ctx, 'groups:write', 'joining groups');
-    const input = validateBody<CreateUser>(userCreate, ctx.request.body, readOnlyUserFields);
+    const { send_invite: sendInvite, ...input } = validateBody<CreateUser & { send_invite?: boolean }>(
+      userCreate,
+      ctx.request.body,
+      readOnlyUserFields,
+    );
+    const create = (tx: Store) =>
+      createUser(tx, { ...input, groups: input.groups?.map((uuid) => uuid.toLowerCase()) }, settings.applications);
+    // With send_invite, the user and their invitation land together or not at all (a mail queue that refuses: 503).
+    ctx.body = sendInvite
+      ? await store.transaction(async (tx) => {
+          const user = await create(tx);
+          await inviteUser(tx, sendMail, invitation(user.pk));
+          return user;
+        })
+      : await create(store);
     ctx.status = 201;
-    ctx.body = await createUser(store, { ...input, groups: input.groups?.map((uuid) => uuid.toLowerCase()) }, settings.applications);
   });
 
   router.get('/users/:pk/', read, async (ctx) => {
@@ -82,6 +102,11 @@ export function userRoutes(router: Router, store: Store, settings: Settings, sen
   router.post('/users/:pk/recovery/', write, async (ctx) => {
     const link = await createRecoveryLink(store, settings.issuer.base_url, userPk(ctx.params.pk), settings.secrets.key);
     ctx.body = { link };
+  });
+
+  // Mails the user a link to choose a password (invitations.ttl_seconds); a new one withdraws the one before.
+  router.post('/users/:pk/invite/', write, async (ctx) => {
+    ctx.body = await inviteUser(store, sendMail, invitation(userPk(ctx.params.pk)));
   });
 
   // Removes the TOTP secret, the recovery codes and the passkeys (lost device): a credential change like set_password

@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'user.created',
   'user.updated',
   'user.deleted',
+  'user.invited',
   'group.created',
   'group.updated',
   'group.deleted',

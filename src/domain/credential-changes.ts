@@ -19,6 +19,8 @@ import type { AuditAction } from './audit-actions.js';
 export type ChangedBy =
   | { kind: 'administrator' }
   | { kind: 'recovery_link' }
+  /** The link of an invitation (invitations.ts). */
+  | { kind: 'invitation' }
   /** A mailed setup or reset code, typed while signing in to `appName`. */
   | { kind: 'code'; appName: string }
   /** The person on the account page: `keepSession` (their browser's session) stays signed in. */
@@ -37,6 +39,7 @@ export interface ChangedCredentials {
 const PASSWORD_ACTIONS: Record<ChangedBy['kind'], AuditAction> = {
   administrator: 'password.set',
   recovery_link: 'password.reset',
+  invitation: 'password.reset',
   code: 'password.reset',
   account_page: 'password.changed',
 };

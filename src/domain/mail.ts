@@ -65,7 +65,12 @@ export function emailChangedMessage(to: string, userId: string, newAddress: stri
 /** What changed, and by whom (credential-changes.ts), as a notice words it. */
 export interface CredentialsNotice {
   change: 'password_set' | 'password_changed' | 'second_factors_removed';
-  by: { kind: 'administrator' } | { kind: 'recovery_link' } | { kind: 'code'; appName: string } | { kind: 'account_page' };
+  by:
+    | { kind: 'administrator' }
+    | { kind: 'recovery_link' }
+    | { kind: 'invitation' }
+    | { kind: 'code'; appName: string }
+    | { kind: 'account_page' };
   at: Date;
 }
 
@@ -91,9 +96,11 @@ export function credentialsChangedMessage(to: string, userId: string, notice: Cr
       ? 'by an administrator'
       : by.kind === 'recovery_link'
         ? 'with a link from your administrator'
-        : by.kind === 'code'
-          ? `with a code sent to this address, while signing in to ${by.appName}`
-          : 'on your account page';
+        : by.kind === 'invitation'
+          ? 'with the link of your invitation'
+          : by.kind === 'code'
+            ? `with a code sent to this address, while signing in to ${by.appName}`
+            : 'on your account page';
   const signedOut =
     by.kind === 'account_page'
       ? 'Your other sessions were signed out.'
@@ -107,5 +114,17 @@ export function credentialsChangedMessage(to: string, userId: string, notice: Cr
     text:
       `Hello,\n\n${what} on ${notice.at.toUTCString()}, ${how}. ${signedOut}\n\n` +
       'If this was you, there is nothing more to do.\nIf it was not you, contact your administrator right away.\n',
+  };
+}
+
+/** An invitation (invitations.ts): the link to set a password, how long it lasts, and where it leads. */
+export function invitationMessage(to: string, userId: string, name: string, link: string, expires: Date): MailMessage {
+  return {
+    to,
+    userId,
+    subject: 'You are invited: set up your account',
+    text:
+      `Hello ${name},\n\nan account was made for you, with this e-mail address. Choose your password here:\n\n${link}\n\n` +
+      `The link works once, until ${expires.toUTCString()}. If you did not expect this, ignore this message.\n`,
   };
 }

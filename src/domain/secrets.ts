@@ -13,7 +13,17 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export type SecretPurpose =
-  'signing-key' | 'totp' | 'setup-code' | 'email-code' | 'recovery-code' | 'recovery-link' | 'ticket' | 'csrf' | 'cookie' | 'source-flow';
+  | 'signing-key'
+  | 'totp'
+  | 'setup-code'
+  | 'email-code'
+  | 'recovery-code'
+  | 'recovery-link'
+  | 'invitation'
+  | 'ticket'
+  | 'csrf'
+  | 'cookie'
+  | 'source-flow';
 
 /** Legacy (v1) hash purposes, as they were spelled: kept only to read what v1 stored. */
 const V1_HASH_PURPOSE: Partial<Record<SecretPurpose, string>> = {

@@ -1,6 +1,6 @@
 /**
- * The sign-in pages under /if/flow/{slug}/{uid}/, the recovery links under /if/recovery/{token}/, and the callback of
- * upstream identity providers under /source/oauth/ (src/sources/).
+ * The sign-in pages under /if/flow/{slug}/{uid}/, the recovery links and invitations under /if/recovery/{token}/
+ * and /if/invitation/{token}/, and the callback of upstream identity providers under /source/oauth/ (src/sources/).
  */
 import Router from '@koa/router';
 import compose from 'koa-compose';
@@ -22,7 +22,7 @@ import { submitReset } from './submit-reset.js';
 import { submitMfa } from './submit-mfa.js';
 import { submitEnrolment } from './submit-enrolment.js';
 import { submitFinish } from './submit-finish.js';
-import { showRecoveryLink, submitRecoveryLink } from './recovery-link.js';
+import { invitationLink, recoveryLink, showPasswordLink, submitPasswordLink } from './password-links.js';
 import { passkeyEnrolOptions, passkeyOptions, submitPasskey, submitPasskeyEnrolment } from './submit-passkey.js';
 import { relyingPartyOf } from '../domain/passkeys.js';
 import { offeredBy, upstreamsFrom } from '../sources/upstreams.js';
@@ -62,15 +62,17 @@ export function interactionMiddleware(apps: SignInApps, store: Store, settings: 
   addSourceRoutes(router, deps, load, posted);
   const callbacks = callbackRouter(deps);
 
-  const recovery = new Router({ prefix: '/if/recovery/:token' });
-  recovery.get('/', showRecoveryLink(deps, csrf) as unknown as Middleware);
-  recovery.post('/', parseForm() as Middleware, submitRecoveryLink(deps, csrf) as unknown as Middleware);
+  const links = new Router();
+  for (const kind of [recoveryLink, invitationLink]) {
+    links.get(`/if/${kind.path}/:token/`, showPasswordLink(kind, deps, csrf) as unknown as Middleware);
+    links.post(`/if/${kind.path}/:token/`, parseForm() as Middleware, submitPasswordLink(kind, deps, csrf) as unknown as Middleware);
+  }
 
   return compose<any>([
     router.routes(),
     router.allowedMethods(),
-    recovery.routes(),
-    recovery.allowedMethods(),
+    links.routes(),
+    links.allowedMethods(),
     callbacks.routes(),
     callbacks.allowedMethods(),
   ]) as Middleware;

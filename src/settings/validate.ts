@@ -47,6 +47,7 @@ export const PATTERN_WORDS: Record<string, string> = {
   '^[A-Za-z_][A-Za-z0-9_]*$': 'must be the name of an environment variable (letters, digits and _, not starting with a digit)',
   '^[A-Za-z0-9][A-Za-z0-9_:./-]{0,127}$': 'must be 1 to 128 letters, digits, _, :, ., / or -, starting with a letter or digit',
   '^https?://': 'must be an http:// or https:// URL',
+  '^$|^https?://': 'must be an http:// or https:// URL, or empty',
   '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$': 'must be printable ASCII characters without spaces, " or \\',
   '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$': 'must be a claim name, or a dotted path of names (letters, digits, _ and -) such as user.email',
 };

@@ -17,6 +17,7 @@ import * as readinessProbes from './migrations/0014_readiness_probes.js';
 import * as signingAlgorithms from './migrations/0015_signing_algorithms.js';
 import * as sourceLinks from './migrations/0016_source_links.js';
 import * as scim from './migrations/0017_scim.js';
+import * as invitations from './migrations/0018_invitations.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '0015_signing_algorithms': signingAlgorithms,
   '0016_source_links': sourceLinks,
   '0017_scim': scim,
+  '0018_invitations': invitations,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -44,6 +44,17 @@ export function passwordSetupRepository(db: Kysely<Tables>): PasswordSetupReposi
         .execute();
     },
 
+    async withdrawInvitations(userId, now) {
+      const withdrawn = await db
+        .updateTable('recovery_links')
+        .set({ used_at: now })
+        .where('user_id', '=', userId)
+        .where('purpose', '=', 'invitation')
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
+      return Number(withdrawn.numUpdatedRows);
+    },
+
     async findLink(tokenHash, now) {
       const row = await db
         .selectFrom('recovery_links')

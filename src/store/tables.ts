@@ -235,7 +235,11 @@ export interface RecoveryLinksTable {
   user_id: number;
   expires_at: Date;
   used_at: Date | null;
+  /** Migration 0018: an administrator's recovery link, or an invitation (one live per user). */
+  purpose: ColumnType<LinkPurpose, LinkPurpose | undefined, never>;
 }
+
+export type LinkPurpose = 'recovery' | 'invitation';
 
 // The audit trail (migration 0006).
 /** user: a person signed in; api_token: the provisioning API; client: an application (OAuth); system: no request. */

@@ -81,6 +81,22 @@ export function runPasswordSetupConformance(open: Open): void {
       await expect(store.passwordSetup.findLink(`t-${n}`, now)).resolves.toBeUndefined();
     });
 
+    test('withdrawInvitations ends the live invitations of that user only, not their recovery links', async () => {
+      const [user, other] = [await newUser(), await newUser()];
+      const now = new Date();
+      const later = new Date(now.getTime() + 60_000);
+      await store.passwordSetup.saveLink({ token_hash: `inv-a-${n}`, user_id: user.id, expires_at: later, purpose: 'invitation' });
+      await store.passwordSetup.saveLink({ token_hash: `inv-b-${n}`, user_id: user.id, expires_at: later, purpose: 'invitation' });
+      await store.passwordSetup.saveLink({ token_hash: `rec-${n}`, user_id: user.id, expires_at: later });
+      await store.passwordSetup.saveLink({ token_hash: `inv-other-${n}`, user_id: other.id, expires_at: later, purpose: 'invitation' });
+      await expect(store.passwordSetup.withdrawInvitations(user.id, now)).resolves.toBe(2);
+      await expect(store.passwordSetup.findLink(`inv-a-${n}`, now)).resolves.toBeUndefined();
+      await expect(store.passwordSetup.consumeLink(`inv-b-${n}`, now)).resolves.toBeUndefined();
+      await expect(store.passwordSetup.findLink(`rec-${n}`, now)).resolves.toBe(user.id);
+      await expect(store.passwordSetup.findLink(`inv-other-${n}`, now)).resolves.toBe(other.id);
+      await expect(store.passwordSetup.withdrawInvitations(user.id, now)).resolves.toBe(0);
+    });
+
     test('consumeLink: exactly one of 10 racing callers gets the user; an expired link gives nobody', async () => {
       const user = await newUser();
       const now = new Date();
