@@ -102,9 +102,28 @@ export async function createRecoveryLink(store: Store, baseUrl: string, userId: 
   return `${baseUrl.replace(/\/$/, '')}/if/recovery/${token}/`;
 }
 
-/** The user a live link belongs to. */
-export async function userOfRecoveryLink(store: Store, token: string, key: string, now = new Date()): Promise<UserRow | undefined> {
-  for (const hash of secretsFrom(key).hashes('recovery-link', token)) {
+/** Links to the password page: an administrator's recovery link, or an invitation (invitations.ts). */
+export type LinkPurpose = 'recovery-link' | 'invitation';
+
+/** What a person types on the page a link leads to. */
+export interface LinkRedemption {
+  token: string;
+  password: string;
+  confirmation: string;
+  key: string;
+  policy: PasswordPolicy;
+  now?: Date;
+}
+
+/** The user a live link of this purpose belongs to, active or not. */
+export async function userOfLink(
+  store: Store,
+  purpose: LinkPurpose,
+  token: string,
+  key: string,
+  now = new Date(),
+): Promise<UserRow | undefined> {
+  for (const hash of secretsFrom(key).hashes(purpose, token)) {
     const userId = await store.passwordSetup.findLink(hash, now);
     if (userId !== undefined) return store.users.findById(userId);
   }
@@ -113,24 +132,26 @@ export async function userOfRecoveryLink(store: Store, token: string, key: strin
 
 /**
  * Spends the link and sets the password (credential-changes.ts: sessions end, a notice is mailed), together:
- * ValidationError for a bad password, and a refused notice, leave the link live.
+ * ValidationError for a bad password, and a refused notice, leave the link live. Undefined when the link is no
+ * longer live (used meanwhile, expired, or withdrawn).
  */
-export async function redeemRecoveryLink(
+export async function redeemLink(
   store: Store,
   sendMail: SendMail,
-  input: { token: string; password: string; confirmation: string; key: string; policy: PasswordPolicy; now?: Date },
+  purpose: LinkPurpose,
+  input: LinkRedemption,
 ): Promise<UserRow | undefined> {
   const { token, key, now = new Date() } = input;
-  const user = await userOfRecoveryLink(store, token, key, now);
+  const user = await userOfLink(store, purpose, token, key, now);
   if (!user) return undefined;
   const problems = newPasswordProblems(input.password, input.confirmation, user.email, input.policy);
   if (problems.length) throw new ValidationError({ password: problems });
   const changed = await changeCredentials(store, sendMail, {
     userId: user.id,
     change: { password: input.password, policy: input.policy, verifiesEmail: true },
-    by: { kind: 'recovery_link' },
+    by: { kind: purpose === 'invitation' ? 'invitation' : 'recovery_link' },
     async spend(tx) {
-      for (const hash of secretsFrom(key).hashes('recovery-link', token)) {
+      for (const hash of secretsFrom(key).hashes(purpose, token)) {
         if ((await tx.passwordSetup.consumeLink(hash, now)) === user.id) return true;
       }
       return false;

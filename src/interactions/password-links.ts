@@ -5,11 +5,7 @@
  * spends it, ends the user's sessions everywhere and mails a notice (credential-changes.ts).
  */
 import type { Context } from 'koa';
-import { redeemRecoveryLink, userOfRecoveryLink } from '../domain/password-setup.js';
-import { acceptInvitation, userOfInvitation } from '../domain/invitations.js';
-import type { Store, UserRow } from '../store/contract.js';
-import type { SendMail } from '../domain/mail.js';
-import type { PasswordPolicy } from '../domain/passwords.js';
+import { redeemLink, userOfLink, type LinkPurpose } from '../domain/password-setup.js';
 import { PageError, ValidationError } from '../errors.js';
 import type { SignInDeps } from './state.js';
 import type { CsrfTokens } from '../http/forms.js';
@@ -17,26 +13,18 @@ import { renderPage } from '../pages/render-page.js';
 
 type LinkContext = Context & { params: Record<string, string>; request: { body?: Record<string, unknown> } };
 
-interface Redeem {
-  token: string;
-  password: string;
-  confirmation: string;
-  key: string;
-  policy: PasswordPolicy;
-}
-
 /** What differs between the two links. */
 interface LinkKind {
   path: 'recovery' | 'invitation';
+  purpose: LinkPurpose;
   title: string;
   expired(deps: SignInDeps): PageError;
-  findUser(store: Store, token: string, key: string): Promise<UserRow | undefined>;
-  redeem(store: Store, sendMail: SendMail, input: Redeem): Promise<UserRow | undefined>;
   done(ctx: LinkContext, deps: SignInDeps): void;
 }
 
 export const recoveryLink: LinkKind = {
   path: 'recovery',
+  purpose: 'recovery-link',
   title: 'Choose a new password',
   expired: () =>
     new PageError(404, {
@@ -44,11 +32,6 @@ export const recoveryLink: LinkKind = {
       heading: 'This link is no longer valid',
       message: 'It was used already or is more than 24 hours old. Ask your administrator for a new one.',
     }),
-  findUser: async (store, token, key) => {
-    const user = await userOfRecoveryLink(store, token, key);
-    return user?.is_active ? user : undefined;
-  },
-  redeem: redeemRecoveryLink,
   done: (ctx) =>
     renderPage(ctx, 'message', {
       title: 'Password set',
@@ -59,6 +42,7 @@ export const recoveryLink: LinkKind = {
 
 export const invitationLink: LinkKind = {
   path: 'invitation',
+  purpose: 'invitation',
   title: 'Welcome: choose your password',
   expired: ({ settings }) =>
     new PageError(404, {
@@ -66,8 +50,6 @@ export const invitationLink: LinkKind = {
       heading: 'This invitation is no longer valid',
       message: `It was used already, replaced by a newer one or has expired. Ask ${settings.invitations.contact} to send you a new one.`,
     }),
-  findUser: (store, token, key) => userOfInvitation(store, token, key),
-  redeem: acceptInvitation,
   done(ctx, { settings }) {
     if (settings.invitations.redirect) return ctx.redirect(settings.invitations.redirect);
     renderPage(ctx, 'message', {
@@ -97,9 +79,15 @@ function form(ctx: LinkContext, kind: LinkKind, deps: SignInDeps, csrf: CsrfToke
   );
 }
 
+/** The active user a live link of this kind belongs to: a deactivated user's link shows as expired. */
+async function activeUserOf(kind: LinkKind, deps: SignInDeps, token: string) {
+  const user = await userOfLink(deps.store, kind.purpose, token, deps.settings.secrets.key);
+  return user?.is_active ? user : undefined;
+}
+
 export function showPasswordLink(kind: LinkKind, deps: SignInDeps, csrf: CsrfTokens) {
   return async function showPasswordLink(ctx: LinkContext) {
-    const user = await kind.findUser(deps.store, ctx.params.token!, deps.settings.secrets.key);
+    const user = await activeUserOf(kind, deps, ctx.params.token!);
     if (!user) throw kind.expired(deps);
     return form(ctx, kind, deps, csrf, user.email);
   };
@@ -108,12 +96,12 @@ export function showPasswordLink(kind: LinkKind, deps: SignInDeps, csrf: CsrfTok
 export function submitPasswordLink(kind: LinkKind, deps: SignInDeps, csrf: CsrfTokens) {
   return async function submitPasswordLink(ctx: LinkContext) {
     const token = ctx.params.token!;
-    const user = await kind.findUser(deps.store, token, deps.settings.secrets.key);
+    const user = await activeUserOf(kind, deps, token);
     if (!user) throw kind.expired(deps);
     if (!csrf.isValid(`${kind.path}:${token}`, ctx.request.body?.csrf))
       return form(ctx, kind, deps, csrf, user.email, 'This form has expired; submit it again.', 403);
     try {
-      const done = await kind.redeem(deps.store, deps.services.sendMail, {
+      const done = await redeemLink(deps.store, deps.services.sendMail, kind.purpose, {
         token,
         password: String(ctx.request.body?.password ?? ''),
         confirmation: String(ctx.request.body?.confirmation ?? ''),
