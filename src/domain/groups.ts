@@ -1,7 +1,7 @@
 /** Groups and memberships. */
 import { UniqueViolation, type GroupFilter, type GroupRow, type NewGroup, type Page, type Store, type UserRow } from '../store/contract.js';
 import { NotFoundError, UniquenessError } from '../errors.js';
-import { emitMembershipChange } from './events.js';
+import { emitGroupChanged, emitMembershipChange } from './events.js';
 import type { ApplicationSettings } from '../settings/schema.js';
 import { guardedBy } from './applications.js';
 import { revokeApplicationAccess } from './logout.js';
@@ -64,14 +64,15 @@ export async function updateGroup(store: Store, uuid: string, changes: Partial<N
       (field) => JSON.stringify(before[field]) !== JSON.stringify(row[field]),
     );
     if (touched.length) await audit(tx, 'group.updated', { details: { group: uuid, name: row.name, changed: touched.sort() } });
+    if (touched.includes('name')) await emitGroupChanged(tx, 'group_renamed', row);
     return view(tx, row);
   });
 }
 
 /** A removal from an access group ends the user's grants with the applications it guards (spec §5 holds on refresh too). */
-async function removed(tx: Store, applications: ApplicationSettings[], user: UserRow, groupName: string): Promise<void> {
-  await emitMembershipChange(tx, user, groupName, 'removed');
-  const apps = guardedBy(applications, groupName);
+async function removed(tx: Store, applications: ApplicationSettings[], user: UserRow, group: GroupRow): Promise<void> {
+  await emitMembershipChange(tx, user, group, 'removed');
+  const apps = guardedBy(applications, group.name);
   if (apps.length)
     await revokeApplicationAccess(
       tx,
@@ -90,7 +91,8 @@ export async function deleteGroup(store: Store, uuid: string, applications: Appl
     if (!group) throw new NotFoundError('group');
     const members = (await tx.groups.membersOf([uuid])).get(uuid)!;
     await tx.groups.delete(uuid);
-    for (const userId of members) await removed(tx, applications, (await tx.users.findById(userId))!, group.name);
+    for (const userId of members) await removed(tx, applications, (await tx.users.findById(userId))!, group);
+    await emitGroupChanged(tx, 'group_deleted', group);
     await audit(tx, 'group.deleted', { details: { group: uuid, name: group.name, members: members.length } });
   });
 }
@@ -112,12 +114,12 @@ export async function changeGroupMembership(
     if (!user) throw new NotFoundError('user');
     if (action === 'added') {
       const changed = await tx.groups.addMember(uuid, userId);
-      if (changed) await emitMembershipChange(tx, user, group.name, 'added');
+      if (changed) await emitMembershipChange(tx, user, group, 'added');
       if (changed) await audit(tx, 'group.member_added', { user: user.uuid, details: { group: uuid, name: group.name } });
       return changed;
     }
     const changed = await tx.groups.removeMember(uuid, userId);
-    if (changed) await removed(tx, applications, user, group.name);
+    if (changed) await removed(tx, applications, user, group);
     if (changed) await audit(tx, 'group.member_removed', { user: user.uuid, details: { group: uuid, name: group.name } });
     return changed;
   });

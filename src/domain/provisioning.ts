@@ -7,7 +7,8 @@
  * implemented over HTTP in src/infra/scim-client.ts.
  */
 import type { ApplicationSettings } from '../settings/schema.js';
-import type { OutboxRow, Store, UserRow } from '../store/contract.js';
+import type { GroupRow, OutboxRow, Store, UserRow } from '../store/contract.js';
+import { groupOfEvent } from './events.js';
 
 /** An answer the remote directory gave that is no success (status null: no answer at all). */
 export class RemoteFailure extends Error {
@@ -32,6 +33,8 @@ export interface RemoteDirectory {
   findGroup(externalId: string, displayName: string): Promise<string | undefined>;
   createGroup(group: Resource): Promise<string | 'conflict'>;
   changeMember(groupId: string, op: 'add' | 'remove', userId: string): Promise<'ok' | 'gone'>;
+  renameGroup(id: string, displayName: string): Promise<'ok' | 'gone'>;
+  deleteGroup(id: string): Promise<'ok' | 'gone'>;
 }
 
 export type PushOutcome = 'created' | 'updated' | 'deactivated' | 'unchanged';
@@ -125,12 +128,23 @@ async function remoteGroup(store: Store, app: ApplicationSettings, remote: Remot
   return linked;
 }
 
+/** The group an event names, as it is now: by its id when the event carries one (a rename cannot mislead it). */
+async function currentGroup(store: Store, ref: { uuid?: string; name: string }): Promise<GroupRow | undefined> {
+  return ref.uuid ? store.groups.findByUuid(ref.uuid) : store.groups.findByName(ref.name);
+}
+
 /** The user's membership of a group, as it is now, pushed (the user first). */
-export async function pushMembership(store: Store, app: ApplicationSettings, remote: RemoteDirectory, uuid: string, groupName: string) {
+export async function pushMembership(
+  store: Store,
+  app: ApplicationSettings,
+  remote: RemoteDirectory,
+  uuid: string,
+  ref: { uuid?: string; name: string },
+) {
   await pushUser(store, app, remote, uuid);
-  const group = await store.groups.findByName(groupName);
+  const group = await currentGroup(store, ref);
   const userId = await store.provisioning.remoteId(app.slug, 'User', uuid);
-  if (!group || !userId) return; // the group is gone (its deletion removed every member), or the user was never there
+  if (!group || !userId) return; // the group is gone (its own event deletes it there), or the user was never there
   const found = await store.users.findByUuidWithGroups(uuid);
   const member = Boolean(found && found.groups.includes(await store.groups.comparableName(group.name)));
   const groupId = await remoteGroup(store, app, remote, group);
@@ -140,16 +154,32 @@ export async function pushMembership(store: Store, app: ApplicationSettings, rem
   }
 }
 
+/**
+ * A group the application holds, brought to its state here: renamed when its name changed, deleted there when it
+ * was deleted here (its members stay, as here). A group the application never got is left alone: it is created
+ * with its first member.
+ */
+export async function pushGroup(store: Store, app: ApplicationSettings, remote: RemoteDirectory, uuid: string): Promise<void> {
+  const id = await store.provisioning.remoteId(app.slug, 'Group', uuid);
+  if (!id) return;
+  const group = await store.groups.findByUuid(uuid);
+  const answer = group ? await remote.renameGroup(id, group.name) : await remote.deleteGroup(id);
+  if (!group || answer === 'gone') await store.provisioning.unlink(app.slug, 'Group', uuid);
+}
+
 /** What an outbox event asks of an application's remote directory. */
 export async function pushEvent(store: Store, app: ApplicationSettings, remote: RemoteDirectory, event: OutboxRow): Promise<void> {
+  const group = groupOfEvent(event);
+  if ((event.type === 'group_renamed' || event.type === 'group_deleted') && group?.uuid) return pushGroup(store, app, remote, group.uuid);
   if (!event.user_uuid) return;
-  if (event.type === 'group_membership_change' && event.group_name)
-    await pushMembership(store, app, remote, event.user_uuid, event.group_name);
+  if (event.type === 'group_membership_change' && group) await pushMembership(store, app, remote, event.user_uuid, group);
   else await pushUser(store, app, remote, event.user_uuid);
 }
 
 /** Which applications push this event: those whose users it concerns (as for webhooks, without the event filter). */
 export function provisioningRecipients(applications: ApplicationSettings[], event: OutboxRow): ApplicationSettings[] {
+  // A group's own change goes to every application that provisions: the push finds whether it holds the group.
+  if (event.type === 'group_renamed' || event.type === 'group_deleted') return applications.filter((app) => scimConfigOf(app));
   if (!event.user_uuid || !['group_membership_change', 'user_updated', 'user_deactivated', 'user_created'].includes(event.type)) return [];
   return applications.filter((app) => {
     const config = scimConfigOf(app);
@@ -174,6 +204,7 @@ export interface SyncReport extends Record<PushOutcome, number> {
  */
 export async function syncApplication(store: Store, app: ApplicationSettings, remote: RemoteDirectory): Promise<SyncReport> {
   const report: SyncReport = { created: 0, updated: 0, deactivated: 0, unchanged: 0, failed: 0, failures: [] };
+  const renamed = new Set<string>();
   const size = 100;
   for (let offset = 0; ; offset += size) {
     const { rows } = await store.users.list({}, { offset, limit: size });
@@ -185,7 +216,10 @@ export async function syncApplication(store: Store, app: ApplicationSettings, re
         const groups = (await store.users.groupsOf([user.id])).get(user.id)!;
         for (const uuid of groups) {
           const group = await store.groups.findByUuid(uuid);
-          if (group) await pushMembership(store, app, remote, user.uuid, group.name);
+          if (!group) continue;
+          await pushMembership(store, app, remote, user.uuid, group);
+          if (!renamed.has(uuid)) await pushGroup(store, app, remote, uuid); // a name that drifted there, once per group
+          renamed.add(uuid);
         }
       } catch (error) {
         if (!(error instanceof RemoteFailure) || error.status === null) throw error;

@@ -68,7 +68,7 @@ export async function createUser(store: Store, input: CreateUser, applications: 
     const row = await tx.users.insert(input).catch(taken);
     if (applications.some(provisionsEveryone)) await emitUserCreated(tx, row);
     for (const group of groups) await tx.groups.addMember(group, row.id);
-    for (const group of groups) await emitMembershipChange(tx, row, (await tx.groups.findByUuid(group))!.name, 'added');
+    for (const group of groups) await emitMembershipChange(tx, row, (await tx.groups.findByUuid(group))!, 'added');
     await audit(tx, 'user.created', { user: row.uuid, details: { fields: Object.keys(input).sort() } });
     return view(tx, row);
   });

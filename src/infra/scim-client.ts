@@ -110,5 +110,12 @@ export function scimClient(options: ScimClientOptions): RemoteDirectory {
           : { op: 'remove', path: `members[value eq ${quoted(userId)}]` };
       return gone(await call('PATCH', `/Groups/${encodeURIComponent(groupId)}`, { schemas: [PATCH_OP], Operations: [operation] }, [404]));
     },
+    async renameGroup(id, displayName) {
+      const body = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: displayName }] };
+      return gone(await call('PATCH', `/Groups/${encodeURIComponent(id)}`, body, [404]));
+    },
+    async deleteGroup(id) {
+      return gone(await call('DELETE', `/Groups/${encodeURIComponent(id)}`, undefined, [404]));
+    },
   };
 }

@@ -67,7 +67,7 @@ describe.each(engines)('webhooks on %s', (engine) => {
     expect(body).toEqual({
       event_type: 'group_membership_change',
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      data: { user_id: user.uuid, user_email: 'member@example.com', group_name: 'staff', action: 'added' },
+      data: { user_id: user.uuid, user_email: 'member@example.com', group_name: 'staff', group_id: staff, action: 'added' },
     });
     expect(Object.keys(body)).toEqual(['event_type', 'timestamp', 'data']);
     expect(hit!.headers['content-type']).toBe('application/json');

@@ -4,7 +4,9 @@
  * everyone) created, updated, deactivated and put in their groups there; a duplicate there linked, not doubled; a
  * receiver that is down logged as failed; a full sync reporting what it changed.
  */
+import { sql } from 'kysely';
 import { engines } from '../helpers/database.js';
+import { privateRedis, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/eventually.js';
 import { webhookSettings } from '../helpers/webhooks.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -108,6 +110,67 @@ describe.each(engines)('outbound SCIM on %s', (engine) => {
     await idp.api(`/api/v3/core/groups/${group}/remove_user/`, { json: { pk: user.pk } });
     await until('the removal arrived', async () => (await remote(atCrm, user.uuid))?.active === false);
     await until('the membership left', async () => !(await remoteGroup())?.members?.some((m: { value: string }) => m.value === there.id));
+  });
+
+  test('a group follows its changes there: renamed (a member added just before the rename too), deleted', async () => {
+    const team = (await idp.api('/api/v3/core/groups/', { json: { name: 'team-blue' } })).body;
+    const [first, second] = [await create('blue-one'), await create('blue-two')];
+    const remoteTeam = async () =>
+      (await atEveryone(`/Groups?filter=${encodeURIComponent(`externalId eq "${team.pk}"`)}`)).body.Resources[0] as
+        Record<string, any> | undefined;
+    const membersThere = async () => ((await remoteTeam())?.members ?? []).map((member: { display: string }) => member.display);
+    await idp.api(`/api/v3/core/groups/${team.pk}/add_user/`, { json: { pk: first.pk } });
+    await until('the group exists there with its member', async () => (await membersThere()).includes('Person blue-one'));
+
+    // The second member's event names the group by its old name; the push finds it by its id.
+    await idp.api(`/api/v3/core/groups/${team.pk}/add_user/`, { json: { pk: second.pk } });
+    expect((await idp.api(`/api/v3/core/groups/${team.pk}/`, { method: 'PATCH', json: { name: 'team-green' } })).status).toBe(200);
+    const renamed = await until('renamed there, with both members', async () => {
+      const found = await remoteTeam();
+      return found?.displayName === 'team-green' && found.members?.length === 2 && found;
+    });
+    expect(renamed.members.map((member: { display: string }) => member.display).sort()).toEqual(['Person blue-one', 'Person blue-two']);
+
+    expect((await idp.api(`/api/v3/core/groups/${team.pk}/`, { method: 'DELETE' })).status).toBe(204);
+    await until('deleted there', async () => (await remoteTeam()) === undefined);
+    expect((await remote(atEveryone, first.uuid))?.active).toBe(true); // its members stay, as here
+    expect((await atEveryone(`/Groups?filter=${encodeURIComponent('displayName eq "team-green"')}`)).body.totalResults).toBe(0);
+  });
+
+  test('Redis stopped: changes wait in the outbox and reach the application once it is back', async () => {
+    const redis = await privateRedis();
+    const sender = await startTestServer(
+      engine,
+      {
+        ...webhookSettings([app('everyone-again', { url: `${everyone.url}/scim/v2`, scope: 'all' })]),
+        redis: { url: redis.url, prefix: uniquePrefix() },
+      },
+      { workers: true },
+    );
+    try {
+      await redis.stop();
+      const made = await sender.api('/api/v3/core/users/', {
+        json: { username: 'outage@example.com', email: 'outage@example.com', name: 'During The Outage' },
+      });
+      expect(made.status).toBe(201); // the API does not need Redis
+      await sender.api(`/api/v3/core/users/${made.body.pk}/`, { method: 'PATCH', json: { name: 'Renamed In The Outage' } });
+      const waiting = async () =>
+        (await sql<{ n: number }>`select count(*)::int as n from outbox where dispatched_at is null`.execute(sender.db.database.db))
+          .rows[0]!.n;
+      await until('both events wait in the outbox', async () => (await waiting()) === 2);
+      expect(await remote(atEveryone, made.body.uuid)).toBeUndefined();
+
+      await redis.start();
+      const there = await until('the user arrived, as it is now', async () => {
+        const found = await remote(atEveryone, made.body.uuid);
+        return found?.displayName === 'Renamed In The Outage' && found;
+      });
+      expect(there).toMatchObject({ userName: 'outage@example.com', active: true });
+      await until('both events dispatched', async () => (await waiting()) === 0);
+    } finally {
+      await sender.close();
+      await redis.stop();
+    }
   });
 
   test('a user the receiver already has (same userName) is found and linked, not doubled', async () => {
