@@ -94,9 +94,9 @@ describe.each(engines)('SCIM and API emit the same events on %s', (engine) => {
     // The outbox holds the same events for both, in the same order.
     const expected = [
       { type: 'user_updated', changed: ['name'] },
-      { type: 'group_membership_change', group_name: 'staff', action: 'added' },
-      { type: 'group_membership_change', group_name: 'staff', action: 'removed' },
-      { type: 'group_membership_change', group_name: 'staff', action: 'added' },
+      { type: 'group_membership_change', group_name: 'staff', group_id: staff, action: 'added' },
+      { type: 'group_membership_change', group_name: 'staff', group_id: staff, action: 'removed' },
+      { type: 'group_membership_change', group_name: 'staff', group_id: staff, action: 'added' },
       { type: 'user_deactivated' },
       { type: 'user_updated', changed: ['is_active'] },
       { type: 'user_deactivated' },
