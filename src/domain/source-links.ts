@@ -26,12 +26,19 @@ export interface UpstreamIdentity {
   /** True only when the upstream said so with the boolean true. */
   emailVerified: boolean;
   name?: string;
+  /** The upstream's group names (the source's groups_claim), when it has one. */
+  groups?: string[];
+  /** How the upstream says the person signed in there (its ID token's amr and acr). */
+  amr?: string[];
+  acr?: string;
 }
 
 /** A link waiting for the person to prove the account (carried by the sign-in's ticket). */
 export interface PendingLink {
   source: string;
   subject: string;
+  /** The upstream groups to keep in step once the link is made. */
+  groups?: string[];
 }
 
 export type RefusalReason = 'inactive' | 'unknown' | 'no_email' | 'linked_elsewhere';

@@ -15,6 +15,7 @@ import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEnrolPage, renderMfaPage } from './pages.js';
 import { audit, auditEvent, currentActor } from '../domain/audit.js';
 import { LinkConflict, linkSource, type PendingLink } from '../domain/source-links.js';
+import { syncUpstreamGroups } from '../domain/upstream-groups.js';
 import { PageError } from '../errors.js';
 
 /**
@@ -43,6 +44,8 @@ export async function continueSignIn(
 async function linkProvenAccount(ctx: InteractionContext, deps: SignInDeps, user: UserRow, link: PendingLink): Promise<void> {
   try {
     await linkSource(deps.store, user, link, 'proof');
+    const source = deps.settings.sources.find((candidate) => candidate.slug === link.source);
+    if (source && link.groups) await syncUpstreamGroups(deps.store, source, user, link.groups, deps.settings.applications);
   } catch (error) {
     if (!(error instanceof LinkConflict)) throw error;
     throw new PageError(

@@ -28,6 +28,7 @@ import { relyingPartyOf } from '../domain/passkeys.js';
 import { offeredBy, upstreamsFrom } from '../sources/upstreams.js';
 import { flowCookies } from '../sources/flow-cookies.js';
 import { addSourceRoutes, callbackRouter } from '../sources/router.js';
+import { homeRealm } from '../sources/start.js';
 
 export function interactionMiddleware(apps: SignInApps, store: Store, settings: Settings, services: SignInServices): Middleware {
   const csrf = csrfTokens(settings.secrets.key);
@@ -46,7 +47,7 @@ export function interactionMiddleware(apps: SignInApps, store: Store, settings: 
   const load = loadInteraction(apps, csrf, offered) as Middleware;
   const posted = [parseForm() as Middleware, load, checkCsrf(csrf) as Middleware];
   router.get('/', load, showSignIn as Middleware);
-  router.post('/email', ...posted, submitEmail(deps) as Middleware);
+  router.post('/email', ...posted, homeRealm(deps) as unknown as Middleware, submitEmail(deps) as Middleware);
   router.post('/password', ...posted, submitPassword(deps) as Middleware);
   router.post('/setup', ...posted, submitSetup(deps) as Middleware);
   router.get('/forgot', load, showForgot as Middleware);

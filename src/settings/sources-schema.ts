@@ -93,6 +93,31 @@ export const sourcesSchema = {
         items: { type: 'string', minLength: 1, maxLength: 150 },
         description: 'Groups (by name) an account created by this source joins; created at start when missing.',
       },
+      email_domains: {
+        type: 'array',
+        default: [],
+        items: { type: 'string', pattern: '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$' },
+        description:
+          'Home-realm discovery: an address typed on the sign-in page in one of these domains (lower-case, exact: corp.example does not cover eu.corp.example) goes straight to this source, the address passed on as login_hint, on the applications that offer it.',
+      },
+      trust_upstream_mfa: {
+        type: 'boolean',
+        description:
+          "oidc: when the upstream's ID token shows a second factor (amr mfa, or two factors such as pwd and otp; acr phr or phrh), take it as this service's: no second-factor page, and require_mfa is met. Default false: people with a second factor here are asked for it after the upstream.",
+      },
+      groups_claim: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9_:/-]+(\\.[A-Za-z0-9_:/-]+)*$',
+        description:
+          "The claim (a dotted path in the ID token or UserInfo, or in the oauth2 userinfo answer) that lists the person's upstream groups; at each sign-in through this source the account's groups named {group_prefix}{name} are made to match (joined, left, created when missing), with the events and audit of the API.",
+      },
+      group_prefix: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'The prefix of the groups groups_claim keeps in step (default "{slug}:"); groups without it are never touched by the sync.',
+      },
       trust_email: {
         type: 'boolean',
         default: false,

@@ -41,6 +41,9 @@ export const PATTERN_WORDS: Record<string, string> = {
   '^$|^https?://': 'must be an http:// or https:// URL, or empty',
   '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$': 'must be printable ASCII characters without spaces, " or \\',
   '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$': 'must be a claim name, or a dotted path of names (letters, digits, _ and -) such as user.email',
+  '^[A-Za-z0-9_:/-]+(\\.[A-Za-z0-9_:/-]+)*$':
+    'must be a claim name, or a dotted path of names (letters, digits, _, :, / and -) such as groups or realm_access.roles',
+  '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$': 'must be a lower-case domain name such as corp.example',
 };
 
 /** Describes the rule of the key's schema as a whole, so a type error and a range error read the same. */
@@ -207,8 +210,9 @@ function checkSources(settings: Settings): void {
   };
   const foreignKeys: Record<SourceSettings['type'], Array<keyof SourceSettings>> = {
     oidc: ['authorization_url', 'token_url', 'userinfo_url', 'claims'],
-    oauth2: ['issuer'],
+    oauth2: ['issuer', 'trust_upstream_mfa'],
   };
+  const domains = new Map<string, string>();
   settings.sources.forEach((source: SourceSettings, index) => {
     const key = `config: sources[${index}]`;
     if (slugs.has(source.slug)) throw new ConfigError(`${key}.slug "${source.slug}" is used by another source`);
@@ -232,6 +236,12 @@ function checkSources(settings: Settings): void {
       source.client_secret = secret;
     }
     if (source.client_secret === undefined) throw new ConfigError(`${key}.client_secret is required (or client_secret_env)`);
+    source.group_prefix ??= `${source.slug}:`;
+    source.email_domains!.forEach((domain, i) => {
+      const taken = domains.get(domain);
+      if (taken) throw new ConfigError(`${key}.email_domains[${i}] "${domain}" goes to source "${taken}" already`);
+      domains.set(domain, source.slug);
+    });
   });
   settings.applications.forEach((app, index) => {
     if (app.sources === undefined || app.sources === '*') return;

@@ -81,6 +81,11 @@ export function upstreamCallback(deps: CallbackDeps) {
     } catch (error) {
       throw failed(deps, upstream, back, error, refused);
     }
+    if (upstream.source.groups_claim && !identity.groups)
+      deps.services.logger?.info(
+        { source: upstream.source.slug, claim: upstream.source.groups_claim },
+        'upstream groups not synced: the claim is absent, not a list of names, or longer than 50 names (2,000 characters)',
+      );
     deps.cookies.setIdentity(ctx, back, request.uid, identity);
     ctx.status = 303;
     ctx.redirect(`${back}source/${upstream.source.slug}/continue`);

@@ -8,9 +8,11 @@
 import type { InteractionContext } from '../interactions/state.js';
 import { PageError } from '../errors.js';
 import { restart, renderLinkPage } from '../interactions/pages.js';
-import { continueSignIn } from '../interactions/continue-sign-in.js';
+import { completeSignIn, continueSignIn } from '../interactions/continue-sign-in.js';
 import { hasPassword } from '../domain/passwords.js';
-import { resolveUpstreamIdentity, type RefusalReason } from '../domain/source-links.js';
+import { resolveUpstreamIdentity, type RefusalReason, type UpstreamIdentity } from '../domain/source-links.js';
+import { syncUpstreamGroups } from '../domain/upstream-groups.js';
+import type { SourceSettings } from '../settings/schema.js';
 import { audit } from '../domain/audit.js';
 import { signIns } from '../observability/metrics.js';
 import { offeredUpstream } from './start.js';
@@ -18,6 +20,23 @@ import type { SourceDeps } from './state.js';
 
 /** RFC 8176: federated authentication. */
 export const FEDERATED = 'fed';
+
+/** RFC 8176 methods by kind of factor: something known, and something held or inherent. */
+const KNOWN = new Set(['pwd', 'pin', 'kba']);
+const HELD_OR_INHERENT = new Set(['otp', 'hwk', 'swk', 'sms', 'tel', 'sc', 'fpt', 'face', 'iris', 'retina', 'vbm']);
+/** acr values that mean more than one factor: phishing-resistant (OpenID EAP ACR) and PAPE's multi-factor. */
+const MULTI_FACTOR_ACR = new Set(['phr', 'phrh', 'http://schemas.openid.net/pape/policies/2007/06/multi-factor']);
+
+/**
+ * Whether this sign-in takes the upstream's second factor as its own (`trust_upstream_mfa`): the upstream's ID token
+ * says `mfa`, or names a factor of each kind (e.g. pwd and otp), or a multi-factor acr.
+ */
+export function upstreamSecondFactor(source: SourceSettings, identity: UpstreamIdentity): boolean {
+  if (!source.trust_upstream_mfa) return false;
+  const amr = identity.amr ?? [];
+  if (amr.includes('mfa') || (identity.acr !== undefined && MULTI_FACTOR_ACR.has(identity.acr))) return true;
+  return amr.some((method) => KNOWN.has(method)) && amr.some((method) => HELD_OR_INHERENT.has(method));
+}
 
 function refusal(ctx: InteractionContext, sourceName: string, reason: RefusalReason | 'no_password', email?: string): PageError {
   const messages: Record<typeof reason, string> = {
@@ -44,6 +63,9 @@ export function resumeFromSource(deps: SourceDeps) {
     const outcome = await resolveUpstreamIdentity(deps.store, source, identity, deps.settings.applications);
     switch (outcome.kind) {
       case 'signed_in':
+        if (identity.groups) await syncUpstreamGroups(deps.store, source, outcome.user, identity.groups, deps.settings.applications);
+        // The upstream's second factor stands for this service's: no second-factor page, require_mfa met.
+        if (upstreamSecondFactor(source, identity)) return completeSignIn(ctx, deps, outcome.user, [FEDERATED, 'mfa']);
         return continueSignIn(ctx, deps, outcome.user, [FEDERATED]);
       case 'prove': {
         const { user } = outcome;
@@ -52,7 +74,7 @@ export function resumeFromSource(deps: SourceDeps) {
           user: user.uuid,
           stage: 'link',
           amr: [FEDERATED],
-          link: { source: source.slug, subject: identity.subject },
+          link: { source: source.slug, subject: identity.subject, ...(identity.groups ? { groups: identity.groups } : {}) },
         });
         return renderLinkPage(ctx, ticket, user.email, source.name);
       }

@@ -1,6 +1,6 @@
 /**
  * POST /if/flow/{slug}/{uid}/source/{source}: "Continue with {name}" on the sign-in page (a form with the page's
- * CSRF token). Sends the browser to the upstream with the code flow: PKCE S256, a fresh state and (oidc) nonce, the
+ * CSRF token); and the e-mail form's address in a source's `email_domains` (home-realm discovery). Sends the browser to the upstream with the code flow: PKCE S256, a fresh state and (oidc) nonce, the
  * application's login_hint passed on. The state is bound to this browser (the request cookie is named after it and
  * sealed with it) and spent once on the server (a stored challenge), so a forged or replayed callback finds nothing.
  */
@@ -58,31 +58,52 @@ export const unreachable = (upstream: Upstream, back: string, cause?: unknown) =
 
 export function startUpstreamSignIn(deps: SourceDeps) {
   return async function startUpstreamSignIn(ctx: InteractionContext & { params: Record<string, string> }) {
-    const { entry, details, base } = ctx.state.interaction;
-    const upstream = offeredUpstream(ctx, deps, ctx.params.source);
-    const config = await reach(deps, upstream, base);
-    const { source } = upstream;
-    const state = client.randomState();
-    const nonce = source.type === 'oidc' ? client.randomNonce() : undefined;
-    const verifier = client.randomPKCECodeVerifier();
-    await deps.store.passkeys.saveChallenge(
-      stateChallenge(deps.settings.secrets.key, state),
-      statePurpose(details.uid),
-      new Date(Date.now() + STATE_SECONDS * 1000),
-      OPEN_PER_INTERACTION,
-    );
-    deps.cookies.setRequest(ctx, { app: entry.app.slug, uid: details.uid, source: source.slug, state, nonce, verifier });
-    const hint = details.params.login_hint;
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: upstream.redirectUri,
-      ...(source.scopes!.length ? { scope: source.scopes!.join(' ') } : {}),
-      state,
-      ...(nonce ? { nonce } : {}),
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      ...(typeof hint === 'string' && hint ? { login_hint: hint } : {}),
-    });
-    ctx.status = 303;
-    ctx.redirect(url.href);
+    const hint = ctx.state.interaction.details.params.login_hint;
+    return sendToUpstream(ctx, deps, offeredUpstream(ctx, deps, ctx.params.source), typeof hint === 'string' ? hint : undefined);
   };
+}
+
+/**
+ * Home-realm discovery, before the e-mail form's own step: an address in a domain of a source the application
+ * offers (`email_domains`) goes to that source at once, the address as its login_hint. Other addresses go on.
+ */
+export function homeRealm(deps: SourceDeps) {
+  return async function homeRealm(ctx: InteractionContext, next: () => Promise<void>) {
+    const email = String(ctx.request.body?.email ?? '').trim();
+    const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+    const upstream =
+      email.includes('@') && domain
+        ? offeredBy(ctx.state.interaction.entry.app, deps.upstreams).find(({ source }) => source.email_domains?.includes(domain))
+        : undefined;
+    if (!upstream) return next();
+    return sendToUpstream(ctx, deps, upstream, email);
+  };
+}
+
+/** Sends the browser to the upstream with the code flow (PKCE S256, fresh state and nonce), the hint passed on. */
+async function sendToUpstream(ctx: InteractionContext, deps: SourceDeps, upstream: Upstream, hint: string | undefined) {
+  const { entry, details, base } = ctx.state.interaction;
+  const config = await reach(deps, upstream, base);
+  const { source } = upstream;
+  const state = client.randomState();
+  const nonce = source.type === 'oidc' ? client.randomNonce() : undefined;
+  const verifier = client.randomPKCECodeVerifier();
+  await deps.store.passkeys.saveChallenge(
+    stateChallenge(deps.settings.secrets.key, state),
+    statePurpose(details.uid),
+    new Date(Date.now() + STATE_SECONDS * 1000),
+    OPEN_PER_INTERACTION,
+  );
+  deps.cookies.setRequest(ctx, { app: entry.app.slug, uid: details.uid, source: source.slug, state, nonce, verifier });
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: upstream.redirectUri,
+    ...(source.scopes!.length ? { scope: source.scopes!.join(' ') } : {}),
+    state,
+    ...(nonce ? { nonce } : {}),
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...(hint ? { login_hint: hint } : {}),
+  });
+  ctx.status = 303;
+  ctx.redirect(url.href);
 }

@@ -16,6 +16,10 @@ export interface UpstreamAccount {
   email?: string;
   email_verified?: boolean;
   name?: string;
+  /** Released with the scope groups (in UserInfo). */
+  groups?: string[];
+  /** How the person signed in there: the ID token's amr. */
+  amr?: string[];
 }
 
 export interface UpstreamClient {
@@ -99,11 +103,24 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
       clients: clients.map((client) => ({ token_endpoint_auth_method: 'client_secret_basic', ...client })),
       jwks: { keys: [signingJwk as never] },
       cookies: { keys: ['upstream-cookie-key-0123456789abcdef'] },
-      findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, ...accounts.get(sub) }) }),
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+      findAccount: (_ctx, sub) => ({
+        accountId: sub,
+        claims: () => {
+          const { amr: _amr, ...claims } = accounts.get(sub) ?? {};
+          return { sub, ...claims };
+        },
+      }),
+      claims: { amr: null, acr: null, openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
       features: { devInteractions: { enabled: false } },
       interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
       pkce: { required: () => true },
+      // Like Entra ID and Okta, every ID token says how the person signed in (amr, acr), asked for or not.
+      loadExistingGrant: async (ctx: KoaContextWithOIDC): Promise<InstanceType<Provider['Grant']> | undefined> => {
+        const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
+        const oidc = ctx.oidc as unknown as { claims: { id_token?: Record<string, unknown> } };
+        oidc.claims.id_token = { amr: null, acr: null, ...oidc.claims.id_token };
+        return grantId ? upstream.Grant.find(grantId) : undefined;
+      },
     });
     // The sign-in page: signs in the person named by signInAs, and grants what the client asked for.
     upstream.use(async (ctx, nextMiddleware) => {
@@ -111,7 +128,13 @@ export async function startUpstreamProvider(): Promise<UpstreamProvider> {
       const details = await upstream.interactionDetails(ctx.req, ctx.res);
       if (details.prompt.name === 'login') {
         if (!next) throw new Error('the test named nobody to sign in at the upstream');
-        return upstream.interactionFinished(ctx.req, ctx.res, { login: { accountId: next } }, { mergeWithLastSubmission: false });
+        const amr = accounts.get(next)?.amr;
+        return upstream.interactionFinished(
+          ctx.req,
+          ctx.res,
+          { login: { accountId: next, ...(amr ? { amr } : {}) } },
+          { mergeWithLastSubmission: false },
+        );
       }
       const grant = new upstream.Grant({ accountId: details.session!.accountId, clientId: String(details.params.client_id) });
       grant.addOIDCScope(String(details.params.scope));

@@ -44,13 +44,16 @@ describe.each(engines)('sign-in through upstream identity providers (%s)', (engi
       [
         { slug: 'wiki', sources: '*' },
         { slug: 'notes', sources: ['corp'], access_group: 'notes-readers' },
-        { slug: 'vault', sources: ['corp'], require_mfa: true },
+        { slug: 'vault', sources: ['corp', 'strong'], require_mfa: true },
+        { slug: 'crew', sources: ['grouped'], access_group: 'grouped:crew' },
         { slug: 'plain-app' },
       ],
       {
         overrides: {
           sources: [
-            oidc('corp', { groups: ['from-corp'] }),
+            oidc('corp', { groups: ['from-corp'], email_domains: ['realm.example'] }),
+            oidc('grouped', { groups_claim: 'groups', scopes: ['openid', 'email', 'profile', 'groups'] }),
+            oidc('strong', { trust_upstream_mfa: true }),
             oidc('trusting', { trust_email: true }),
             oidc('closed', { provision: false }),
             {
@@ -72,7 +75,7 @@ describe.each(engines)('sign-in through upstream identity providers (%s)', (engi
       },
     );
     upstream.register(
-      ['corp', 'trusting', 'closed', 'plain'].map((slug) => ({
+      ['corp', 'trusting', 'closed', 'plain', 'grouped', 'strong'].map((slug) => ({
         client_id: `idp-${slug}`,
         client_secret: UPSTREAM_SECRET,
         redirect_uris: [`${idp.url}/source/oauth/callback/${slug}/`],
@@ -355,6 +358,88 @@ describe.each(engines)('sign-in through upstream identity providers (%s)', (engi
     const again = await federate('corp', subject, { email, email_verified: true });
     expect(isPage(again.landed) && again.landed.status).toBe(403);
     expect((again.landed as HttpResponse).text).toContain('This account is deactivated.');
+  });
+
+  test("home-realm discovery: an address in a source's domain goes straight there, as login_hint; others get the password page", async () => {
+    const subject = fresh();
+    upstream.signInAs(subject, { email: `${subject}@realm.example`, email_verified: true });
+    const started = await start('wiki');
+    const form = formEndingWith(started.page, '/email');
+    const sent = await started.http.request(form.action, { form: { ...form.fields, email: `${subject}@Realm.Example` } });
+    expect(sent.status).toBe(303);
+    const to = new URL(sent.headers.get('location')!);
+    expect(to.origin).toBe(upstream.issuer);
+    expect(to.searchParams.get('login_hint')).toBe(`${subject}@Realm.Example`);
+    const callback = await started.http.follow(sent, callbackOf('corp'));
+    if (isPage(callback)) throw new Error(`did not come back from the upstream: ${callback.status}`);
+    const claims = (await tokensAt(started, await land(started, callback))).claims()!;
+    expect(claims.amr).toEqual(['fed']);
+    await expect(idp.store.sourceLinks.find('corp', subject)).resolves.toMatchObject({ user_id: expect.any(Number) });
+
+    // A domain that only looks alike, and an application that does not offer the source: the password page.
+    for (const [appSlug, email] of [
+      ['wiki', `${subject}@sub.realm.example`],
+      ['plain-app', `${subject}@realm.example`],
+    ] as const) {
+      const other = await start(appSlug);
+      const otherForm = formEndingWith(other.page, '/email');
+      const page = await other.http.request(otherForm.action, { form: { ...otherForm.fields, email } });
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('name="password"');
+    }
+  });
+
+  test('upstream groups are kept in step at each sign-in under the prefix; other groups are left alone; an access group follows', async () => {
+    const subject = fresh();
+    const email = `${subject}@grouped.example`;
+    const first = await federate('grouped', subject, { email, email_verified: true, groups: ['eng', 'ops'] }, 'wiki');
+    const sub = (await tokensAt(first.started, first.landed)).claims()!.sub;
+    const user = (await idp.store.users.findByUuid(sub))!;
+    const names = async () => {
+      const uuids = (await idp.store.users.groupsOf([user.id])).get(user.id)!;
+      return (await Promise.all(uuids.map((uuid) => idp.store.groups.findByUuid(uuid)))).map((group) => group!.name).sort();
+    };
+    expect(await names()).toEqual(['grouped:eng', 'grouped:ops']);
+
+    // An administrator's group stays; the upstream's list decides the prefixed ones.
+    const manual = (await idp.api('/api/v3/core/groups/', { json: { name: `manual-${subject}` } })).body;
+    await idp.api(`/api/v3/core/groups/${manual.pk}/add_user/`, { json: { pk: user.id } });
+    const outsider = await federate('grouped', subject, { email, email_verified: true, groups: ['eng'] }, 'crew');
+    expect(outsider.landed instanceof URL && outsider.landed.searchParams.get('error')).toBe('access_denied');
+    expect(await names()).toEqual(['grouped:eng', `manual-${subject}`].sort());
+
+    // Joining the upstream's crew opens the application whose access group it is, at this very sign-in.
+    const member = await federate('grouped', subject, { email, email_verified: true, groups: ['eng', 'crew'] }, 'crew');
+    expect((await tokensAt(member.started, member.landed)).claims()!.sub).toBe(sub);
+    expect(await names()).toEqual(['grouped:crew', 'grouped:eng', `manual-${subject}`].sort());
+
+    // The same events as the API's.
+    const events = await idp.db.database.db.selectFrom('outbox').select(['body']).where('user_uuid', '=', sub).execute();
+    const changes = events
+      .map((event) => JSON.parse(event.body))
+      .filter((body) => body.event_type === 'group_membership_change')
+      .map((body) => `${body.data.action} ${body.data.group_name}`);
+    expect(changes).toEqual(expect.arrayContaining(['added grouped:ops', 'removed grouped:ops', 'added grouped:crew']));
+  });
+
+  test('a linked account gets its upstream groups once the link is made', async () => {
+    const local = await idp.user();
+    const subject = fresh();
+    const { started, landed } = await federate('grouped', subject, { email: local.email, email_verified: true, groups: ['linked'] });
+    const form = formEndingWith(landed as HttpResponse, '/link');
+    const right = await started.http.request(form.action, { form: { ...form.fields, password: PASSWORD } });
+    await tokensAt(started, await started.http.follow(right, started.app.redirect_uri));
+    const uuids = (await idp.store.users.groupsOf([local.pk])).get(local.pk)!;
+    expect(uuids).toContain(await idp.groupUuid('grouped:linked'));
+  });
+
+  test("trust_upstream_mfa: the upstream's second factor meets require_mfa; without one, or from an untrusting source, ours is asked", async () => {
+    const strong = await federate('strong', fresh(), { email: `${fresh()}@strong.example`, amr: ['pwd', 'otp'] }, 'vault');
+    expect((await tokensAt(strong.started, strong.landed)).claims()!.amr).toEqual(['fed', 'mfa']);
+    const weak = await federate('strong', fresh(), { email: `${fresh()}@strong.example`, amr: ['pwd'] }, 'vault');
+    expect(() => formEndingWith(weak.landed as HttpResponse, '/enrol')).not.toThrow();
+    const untrusted = await federate('corp', fresh(), { email: `${fresh()}@corp.example`, amr: ['pwd', 'mfa'] }, 'vault');
+    expect(() => formEndingWith(untrusted.landed as HttpResponse, '/enrol')).not.toThrow();
   });
 
   test("the application's access group and require_mfa apply unchanged", async () => {

@@ -1,7 +1,9 @@
 /** sources[] in the configuration, and applications' `sources`: defaults and the one-line errors of bad entries. */
 import { ConfigError } from '../../src/settings/validate.js';
 import { testSettings } from '../helpers/settings.js';
-import { atPath, identityFrom } from '../../src/sources/identity.js';
+import { atPath, groupsAt, identityFrom } from '../../src/sources/identity.js';
+import { upstreamSecondFactor } from '../../src/sources/resume.js';
+import type { SourceSettings } from '../../src/settings/schema.js';
 
 const oidc = (extra: Record<string, unknown> = {}) => ({
   slug: 'corp',
@@ -44,6 +46,8 @@ describe('sources configuration', () => {
       provision: true,
       trust_email: false,
       groups: [],
+      email_domains: [],
+      group_prefix: 'corp:',
       token_endpoint_auth_method: 'client_secret_basic',
       id_token_signed_response_alg: 'RS256',
     });
@@ -91,6 +95,25 @@ describe('sources configuration', () => {
     ['an unknown claim', [github({ claims: { groups: 'teams' } })], [], 'config: sources[0].claims.groups is not a known key'],
     ['an unknown key', [oidc({ colour: 'blue' })], [], 'config: sources[0].colour is not a known key'],
     [
+      'a domain that is not one',
+      [oidc({ email_domains: ['Corp.Example'] })],
+      [],
+      'config: sources[0].email_domains[0] must be a lower-case domain name such as corp.example',
+    ],
+    [
+      'a domain two sources claim',
+      [oidc({ email_domains: ['corp.example'] }), github({ email_domains: ['eu.corp.example', 'corp.example'] })],
+      [],
+      'config: sources[1].email_domains[1] "corp.example" goes to source "corp" already',
+    ],
+    [
+      'trust_upstream_mfa on an oauth2 source (no amr to trust)',
+      [github({ trust_upstream_mfa: true })],
+      [],
+      'config: sources[0].trust_upstream_mfa is not used by a source of type oauth2',
+    ],
+    ['an empty group prefix', [oidc({ groups_claim: 'groups', group_prefix: '' })], [], 'config: sources[0].group_prefix'],
+    [
       'an application naming a missing source',
       [oidc()],
       [app({ sources: ['corp', 'okta'] })],
@@ -133,5 +156,32 @@ describe('upstream claims', () => {
       emailVerified: true,
     });
     for (const sub of [undefined, '', 1.5, {}, 'x'.repeat(256)]) expect(() => identityFrom('gh', { sub })).toThrow('no usable subject');
+  });
+});
+
+describe('upstream groups and second factors', () => {
+  test('groups: strings trimmed and once each; a single name is a list of one; absent, junk or too long a list is no sync', () => {
+    expect(groupsAt({ groups: [' eng ', 'ops', 'eng', 7, ''] }, 'groups')).toEqual(['eng', 'ops']);
+    expect(groupsAt({ realm: { roles: 'admin' } }, 'realm.roles')).toEqual(['admin']);
+    expect(groupsAt({ groups: [] }, 'groups')).toEqual([]); // an empty list is a list: every prefixed group is left
+    expect(groupsAt({}, 'groups')).toBeUndefined();
+    expect(groupsAt({ groups: { eng: true } }, 'groups')).toBeUndefined();
+    expect(groupsAt({ groups: Array.from({ length: 51 }, (_, i) => `g${i}`) }, 'groups')).toBeUndefined();
+    expect(groupsAt({ groups: ['x'.repeat(150), 'y'.repeat(150)] }, 'groups')).toHaveLength(2);
+    expect(groupsAt({ groups: ['x'] }, undefined)).toBeUndefined();
+  });
+
+  test('a second factor upstream counts only where trusted, and only when the ID token shows one', () => {
+    const trusted = { slug: 'corp', trust_upstream_mfa: true } as SourceSettings;
+    const id = (amr?: string[], acr?: string) => ({ ...identityFrom('corp', { sub: 's', amr, acr }) });
+    expect(upstreamSecondFactor(trusted, id(['pwd', 'mfa']))).toBe(true);
+    expect(upstreamSecondFactor(trusted, id(['pwd', 'otp']))).toBe(true);
+    expect(upstreamSecondFactor(trusted, id(['pin', 'hwk']))).toBe(true);
+    expect(upstreamSecondFactor(trusted, id(undefined, 'phrh'))).toBe(true);
+    expect(upstreamSecondFactor(trusted, id(['pwd']))).toBe(false);
+    expect(upstreamSecondFactor(trusted, id(['otp', 'sms']))).toBe(false); // two things held, nothing known
+    expect(upstreamSecondFactor(trusted, id(undefined, 'urn:corp:loa:1'))).toBe(false);
+    expect(upstreamSecondFactor(trusted, id())).toBe(false);
+    expect(upstreamSecondFactor({ ...trusted, trust_upstream_mfa: false }, id(['pwd', 'mfa']))).toBe(false);
   });
 });
