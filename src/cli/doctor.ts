@@ -20,6 +20,7 @@ import { decryptJwk, signingAlgsOf } from '../domain/signing-keys.js';
 import { print } from './context.js';
 import { fail, NETWORK_TIMEOUT_MS, ok, warn, type Finding } from './findings.js';
 import { checkPublicUrl } from './doctor-public-url.js';
+import { checkSources } from './doctor-sources.js';
 
 /** Redis's check waits this long; the other network checks NETWORK_TIMEOUT_MS. */
 const REDIS_TIMEOUT_MS = 2000;
@@ -31,7 +32,7 @@ export function doctorCommands(program: Command): void {
   program
     .command('doctor')
     .description(
-      'check configuration, the public URL, database and schema, Redis, SMTP, signing keys, URLs and clock; exit 1 when a check fails',
+      'check configuration, the public URL, database and schema, Redis, SMTP, signing keys, upstream identity providers, URLs and clock; exit 1 when a check fails',
     )
     .action(async () => {
       process.exitCode = await doctor();
@@ -54,15 +55,16 @@ async function doctor(): Promise<number> {
   const findings = [ok('config', describeConfig(settings)), checkIssuer(settings), ...checkApplications(settings)];
   // Side by side, so unreachable services cost one timeout rather than their sum. Except beside PGlite: it starts on
   // this thread, and a busy thread would let the network checks' timers fire before their answers are read.
-  const network = () => Promise.all([checkPublicUrl(settings), checkRedis(settings.redis.url), checkSmtp(settings)]);
-  let database: Finding[], publicUrl: Finding, redis: Finding, smtp: Finding[];
+  const network = () =>
+    Promise.all([checkPublicUrl(settings), checkRedis(settings.redis.url), checkSmtp(settings), checkSources(settings)]);
+  let database: Finding[], publicUrl: Finding, redis: Finding, smtp: Finding[], sources: Finding[];
   if (settings.database.url) {
-    [database, [publicUrl, redis, smtp]] = await Promise.all([checkDatabase(settings), network()]);
+    [database, [publicUrl, redis, smtp, sources]] = await Promise.all([checkDatabase(settings), network()]);
   } else {
-    [publicUrl, redis, smtp] = await network();
+    [publicUrl, redis, smtp, sources] = await network();
     database = await checkDatabase(settings);
   }
-  return report([...findings, publicUrl, ...database, redis, ...smtp], secretsOf(settings));
+  return report([...findings, publicUrl, ...database, redis, ...smtp, ...sources], secretsOf(settings));
 }
 
 /** Prints the checklist (secrets masked, whatever a library put in an error message) and returns the exit code. */
@@ -83,6 +85,7 @@ function secretsOf(settings: Settings): string[] {
     return [url.password, decodeURIComponent(url.password)];
   });
   const appSecrets = settings.applications.flatMap((app) => [app.client_secret, app.webhook?.secret, app.webhook?.previous_secret]);
+  const sourceSecrets = settings.sources.map((source) => source.client_secret);
   return [
     settings.secrets.key,
     secretKeyFile(settings)?.value,
@@ -90,6 +93,7 @@ function secretsOf(settings: Settings): string[] {
     settings.metrics.token,
     ...urlSecrets,
     ...appSecrets,
+    ...sourceSecrets,
   ].filter((value): value is string => typeof value === 'string' && value.length >= 4);
 }
 

@@ -10,6 +10,7 @@ import { startSmtpCapture, type SmtpCapture } from '../helpers/smtp.js';
 import { migrations } from '../../src/store/migrate.js';
 import { freePort } from '../helpers/ports.js';
 import { migratedDataDir } from '../helpers/settings.js';
+import { startUpstreamProvider } from '../helpers/upstream-provider.js';
 
 /** Every migration this release ships, in order (the list doctor checks against). */
 const MIGRATIONS = Object.keys(migrations);
@@ -100,6 +101,52 @@ test('a healthy setup: every line ok, exit 0, no secret printed', async () => {
   const output = result.stdout + result.stderr;
   for (const secret of [CLIENT_SECRET, WEBHOOK_SECRET, readFileSync(path.join(dataDir, 'secret.key'), 'utf8').trim()]) {
     expect(output).not.toContain(secret);
+  }
+}, 60_000);
+
+test('upstream identity providers: discovery read (the redirect URI to register named), an unreachable one FAILs, no secret printed', async () => {
+  const upstream = await startUpstreamProvider();
+  upstream.register([]);
+  const secret = 'upstream-secret-never-printed';
+  const nothingThere = await freePort();
+  const source = (slug: string, extra: Record<string, unknown>) => ({
+    slug,
+    name: slug,
+    client_id: `idp-${slug}`,
+    client_secret: secret,
+    ...extra,
+  });
+  try {
+    const result = await runIdp(['doctor'], {
+      ...healthy,
+      NODE_CONFIG: JSON.stringify({
+        applications: [application],
+        sources: [
+          source('corp', { type: 'oidc', issuer: upstream.issuer }),
+          source('pinned', { type: 'oidc', issuer: upstream.issuer, id_token_signed_response_alg: 'EdDSA' }),
+          source('gone', { type: 'oidc', issuer: `http://127.0.0.1:${nothingThere}` }),
+          source('plain', {
+            type: 'oauth2',
+            authorization_url: `${upstream.issuer}/auth`,
+            token_url: `${upstream.issuer}/token`,
+            userinfo_url: `${upstream.issuer}/me`,
+          }),
+        ],
+      }),
+    });
+    expect(result.code).toBe(1);
+    expect(lineOf(result, 'source corp')).toBe(
+      `ok   source corp: discovery at ${upstream.issuer} read (issuer matches, RS256 offered); register http://localhost:${healthy.PORT}/source/oauth/callback/corp/ there`,
+    );
+    expect(statusOf(result, 'source pinned')).toBe('warn');
+    expect(lineOf(result, 'source pinned')).toContain('does not offer EdDSA for ID tokens (it offers RS256)');
+    expect(statusOf(result, 'source gone')).toBe('FAIL');
+    expect(lineOf(result, 'source gone')).toContain('cannot be read (ECONNREFUSED): nobody can sign in through gone');
+    expect(statusOf(result, 'source plain')).toBe('ok');
+    expect(failed(result)).toEqual(['source gone']);
+    expect(result.stdout + result.stderr).not.toContain(secret);
+  } finally {
+    await upstream.close();
   }
 }, 60_000);
 
