@@ -1,5 +1,6 @@
 /**
- * The account page's passkeys (add, rename, remove) and sign-outs (one application, or everywhere).
+ * The account page's passkeys (add, rename, remove), links to upstream identity providers (unlink), and sign-outs
+ * (one application, or everywhere).
  */
 import { formField, type AccountContext } from './account-session.js';
 import type { AccountDeps } from './state.js';
@@ -7,6 +8,7 @@ import { backToAccount, renderAccount } from './show-account.js';
 import { registerPasskey, registrationOptions } from '../domain/passkeys.js';
 import { removePasskey, renamePasskey, signOutOfApplication, signOutOfEverything } from '../domain/account-changes.js';
 import { renderPage } from '../pages/render-page.js';
+import { unlinkOwnSource } from '../domain/source-links.js';
 
 const purposeOf = (ctx: AccountContext) => `account:${ctx.state.account.sid}`;
 
@@ -73,5 +75,17 @@ export function signOutEverywhere(deps: AccountDeps) {
       message: 'Every application and browser you were signed in with has been signed out.',
       link: { href: '/account/', label: 'Sign in again' },
     });
+  };
+}
+
+export function unlinkSource(deps: AccountDeps) {
+  return async function unlinkSource(ctx: AccountContext) {
+    const outcome = await unlinkOwnSource(deps.store, ctx.state.account.user, formField(ctx, 'source'));
+    if (outcome === 'unlinked') return backToAccount(ctx, 'source-unlinked');
+    const message =
+      outcome === 'last_way'
+        ? 'This is your only way to sign in. Set a password or add a passkey first, then unlink it.'
+        : 'That link was not found.';
+    return renderAccount(ctx, deps, { error: { section: 'sources', message }, status: outcome === 'last_way' ? 409 : 404 });
   };
 }

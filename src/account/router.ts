@@ -22,7 +22,14 @@ import { confirmIdentity, guardChanges } from './guard-changes.js';
 import { showAccount } from './show-account.js';
 import { confirmTotp, newRecoveryCodes, removeTotp, startTotp, submitPasswordChange } from './change-credentials.js';
 import { cancelEmail, confirmEmail, saveProfile } from './change-profile.js';
-import { addPasskey, changePasskey, passkeyRegistrationOptions, signOutApplication, signOutEverywhere } from './change-access.js';
+import {
+  addPasskey,
+  changePasskey,
+  passkeyRegistrationOptions,
+  signOutApplication,
+  signOutEverywhere,
+  unlinkSource,
+} from './change-access.js';
 import type { AccountDeps } from './state.js';
 
 export interface AccountParts {
@@ -69,6 +76,7 @@ export function accountMiddleware(parts: AccountParts): Middleware {
   router.post('/passkeys/add', ...change, addPasskey(deps) as Middleware);
   router.post('/passkeys/rename', ...change, changePasskey(deps) as Middleware);
   router.post('/passkeys/remove', ...change, changePasskey(deps) as Middleware);
+  router.post('/sources/unlink', ...change, unlinkSource(deps) as Middleware);
   router.post('/apps/sign-out', ...change, signOutApplication(deps) as Middleware);
   router.post('/sign-out-everywhere', ...change, signOutEverywhere(deps) as Middleware);
   // /account without the slash: the page.

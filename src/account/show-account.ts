@@ -1,6 +1,6 @@
 /**
  * GET /account/: the account page. Profile, password, two-step verification (TOTP and recovery codes),
- * passkeys, and the applications the person is signed in to. A change posts to its own path and comes back here
+ * passkeys, the upstream identity providers linked, and the applications the person is signed in to. A change posts to its own path and comes back here
  * with a notice, or re-renders this page with the error beside the form it belongs to.
  */
 import type { AccountContext } from './account-session.js';
@@ -25,13 +25,14 @@ export const NOTICES = {
   'passkey-renamed': 'Your passkey was renamed.',
   'passkey-removed': 'Your passkey was removed.',
   'app-signed-out': 'You were signed out of the application.',
+  'source-unlinked': 'The link was removed. Signing in there no longer signs you in here until you link it again.',
   confirmed: 'Thank you: you can make changes for the next ten minutes.',
 } as const;
 export type NoticeKey = keyof typeof NOTICES;
 
 /** An error shown beside one section's form. */
 export interface SectionError {
-  section: 'profile' | 'password' | 'totp' | 'passkeys' | 'apps';
+  section: 'profile' | 'password' | 'totp' | 'passkeys' | 'sources' | 'apps';
   message: string;
 }
 
@@ -41,14 +42,19 @@ export async function renderAccount(
   shown: { notice?: string; error?: SectionError; status?: number } = {},
 ) {
   const { user, csrf } = ctx.state.account;
-  const [password, totp, codesLeft, passkeys, clients, newEmail] = await Promise.all([
+  const [password, totp, codesLeft, passkeys, clients, newEmail, links] = await Promise.all([
     hasPassword(deps.store, user.id),
     hasTotp(deps.store, user.id),
     deps.store.mfa.recoveryCodesLeft(user.id),
     deps.store.passkeys.listForUser(user.id),
     deps.store.oidcPayloads.grantedClients(user.uuid, new Date()),
     deps.settings.account.profile_edits ? pendingEmailChange(deps.store, user) : undefined,
+    deps.store.sourceLinks.listForUser(user.id),
   ]);
+  const day = (date: Date | null) => (date ? date.toISOString().slice(0, 10) : 'never');
+  const sourceName = (slug: string) => deps.settings.sources.find((source) => source.slug === slug)?.name ?? slug;
+  // The same rule as the unlink itself (domain/source-links.ts): another way to sign in must remain.
+  const canUnlink = links.length > 1 || password || passkeys.length > 0;
   const apps = clients.filter((id) => id !== ACCOUNT_CLIENT_ID).map((clientId) => ({ clientId, name: deps.appName(clientId) ?? clientId }));
   renderPage(
     ctx,
@@ -66,6 +72,13 @@ export async function renderAccount(
       totp,
       codesLeft,
       apps,
+      sources: links.map((link) => ({
+        slug: link.source,
+        name: sourceName(link.source),
+        added: day(link.created_at),
+        used: day(link.last_used_at),
+      })),
+      canUnlink,
       passkeys: passkeys.map((passkey) => ({
         ...passkey,
         kind: passkey.device_type === 'multiDevice' ? 'Synced passkey' : 'Device-bound passkey',

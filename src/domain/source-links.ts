@@ -212,3 +212,24 @@ export async function unlinkSource(store: Store, userId: number, source: string)
     await audit(tx, 'source.unlinked', { user: user.uuid, details: { source } });
   });
 }
+
+export type OwnUnlink = 'unlinked' | 'not_found' | 'last_way';
+
+/**
+ * The person's own unlink, from the account page: only while another way to sign in remains — a password, a
+ * passkey, or a link to another source — so nobody locks themselves out. Decided and done in one transaction, the
+ * user's row locked (two tabs unlinking two sources cannot both take the last-but-one).
+ */
+export async function unlinkOwnSource(store: Store, user: UserRow, source: string): Promise<OwnUnlink> {
+  return store.transaction(async (tx) => {
+    await tx.users.lockById(user.id);
+    const links = await tx.sourceLinks.listForUser(user.id);
+    if (!links.some((link) => link.source === source)) return 'not_found';
+    const another =
+      links.length > 1 || Boolean(await tx.credentials.passwordHash(user.id)) || (await tx.passkeys.listForUser(user.id)).length > 0;
+    if (!another) return 'last_way';
+    await tx.sourceLinks.remove(user.id, source);
+    await audit(tx, 'source.unlinked', { user: user.uuid, details: { source, by: 'user' } });
+    return 'unlinked';
+  });
+}

@@ -51,6 +51,11 @@ describe.each(engines)('account page (%s)', (engine) => {
         mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' },
         rate_limits: { ip_per_minute: 1000 },
         webhooks: { allow_insecure_loopback: true },
+        // Never reached here: the links below are made in the store, as a sign-in through them would.
+        sources: [
+          { slug: 'corp', type: 'oidc', name: 'Corp SSO', issuer: 'http://127.0.0.1:1', client_id: 'idp', client_secret: 'x' },
+          { slug: 'forge', type: 'oidc', name: 'Forge', issuer: 'http://127.0.0.1:2', client_id: 'idp', client_secret: 'x' },
+        ],
       },
     );
   });
@@ -193,6 +198,32 @@ describe.each(engines)('account page (%s)', (engine) => {
     expect((await silentAuthorization(web.page, wiki)).searchParams.get('error')).toBe('login_required');
     await web.page.goto(`${idp.url}/account/`);
     await expect(heading(web.page)).resolves.toBe('Sign in');
+  });
+
+  test('linked accounts elsewhere are listed and unlinked while another way to sign in remains', async () => {
+    const user = await idp.user();
+    for (const source of ['corp', 'forge'])
+      await idp.store.sourceLinks.insert({ source, subject: `${source}-${user.uuid}`, user_id: user.pk });
+    await openAccount(web.page, idp, user.email);
+    const linked = web.page.getByRole('list', { name: 'Linked accounts' });
+    await expect(linked.textContent()).resolves.toMatch(/Corp SSO[\s\S]*Forge/);
+
+    await web.page.getByRole('button', { name: 'Unlink Corp SSO' }).click();
+    await expect(statusText(web.page)).resolves.toContain('The link was removed.');
+    await expect(idp.store.sourceLinks.find('corp', `corp-${user.uuid}`)).resolves.toBeUndefined();
+    const audit = await idp.store.audit.list({ user: user.uuid }, { offset: 0, limit: 50 });
+    expect(audit.rows.find((row) => row.action === 'source.unlinked')?.details).toMatchObject({ source: 'corp', by: 'user' });
+
+    // Without the password, Forge is the only way in: no button, and a forged post is refused with nothing removed.
+    await idp.db.database.db.updateTable('users').set({ password_hash: null }).where('id', '=', user.pk).execute();
+    await web.page.goto(`${idp.url}/account/`);
+    await expect(web.page.getByRole('button', { name: 'Unlink Forge' }).count()).resolves.toBe(0);
+    await expect(web.page.locator('#sources ~ p.hint').first().textContent()).resolves.toContain('This is your only way to sign in');
+    const csrf = await web.page.locator('input[name="csrf"]').first().inputValue();
+    const refused = await web.page.request.post(`${idp.url}/account/sources/unlink`, { form: { csrf, source: 'forge' } });
+    expect(refused.status()).toBe(409);
+    expect(await refused.text()).toContain('This is your only way to sign in.');
+    await expect(idp.store.sourceLinks.find('forge', `forge-${user.uuid}`)).resolves.toMatchObject({ user_id: user.pk });
   });
 
   test('a change ten minutes after the sign-in asks to sign in again first, then comes back', async () => {
