@@ -15,8 +15,9 @@ const LIMIT = 16 * 1024;
 const refused = (status: number, message: string, cause?: unknown) =>
   new PageError(status, { title: 'Form not accepted', heading: 'This form could not be accepted', message }, cause);
 
-export function parseForm() {
-  const parse = readBody(koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: LIMIT }), LIMIT);
+/** `limit`: larger only for the SAML answers an identity provider posts (the assertion consumer service). */
+export function parseForm(limit = LIMIT) {
+  const parse = readBody(koaBody({ urlencoded: true, json: false, text: false, multipart: false, formLimit: limit }), limit);
   return async function parseFormBody(ctx: Context, next: Next) {
     let parsed = false;
     try {

@@ -9,7 +9,7 @@ export const sourcesSchema = {
   items: {
     type: 'object',
     additionalProperties: false,
-    required: ['slug', 'type', 'name', 'client_id'],
+    required: ['slug', 'type', 'name'],
     properties: {
       slug: {
         type: 'string',
@@ -19,9 +19,9 @@ export const sourcesSchema = {
       },
       type: {
         type: 'string',
-        enum: ['oidc', 'oauth2'],
+        enum: ['oidc', 'oauth2', 'saml'],
         description:
-          'oidc: an OpenID Connect provider (discovery from issuer, ID token verified). oauth2: a plain OAuth 2.0 provider (GitHub-style): authorization_url, token_url, userinfo_url and claims.',
+          'oidc: an OpenID Connect provider (discovery from issuer, ID token verified). oauth2: a plain OAuth 2.0 provider (GitHub-style): authorization_url, token_url, userinfo_url and claims. saml: a SAML 2.0 identity provider (idp_metadata_file or idp_metadata_url; this service its service provider at {base_url}/source/saml/{slug}/metadata/).',
       },
       name: { type: 'string', minLength: 1, maxLength: 64, description: 'Shown on the button: "Continue with {name}".' },
       issuer: {
@@ -37,7 +37,39 @@ export const sourcesSchema = {
         pattern: '^https?://',
         description: 'oauth2: the endpoint that answers JSON about the person for the access token (GitHub: https://api.github.com/user).',
       },
-      client_id: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: 'The client_id this service has at the upstream.' },
+      client_id: {
+        type: 'string',
+        pattern: '^[\\x21-\\x7e]{1,255}$',
+        description: 'oidc, oauth2 (required): the client_id this service has at the upstream.',
+      },
+      idp_metadata_file: {
+        type: 'string',
+        minLength: 1,
+        description:
+          "saml: a file holding the identity provider's SAML metadata (entityID, the HTTP-Redirect single sign-on URL, its signing certificate); read at start.",
+      },
+      idp_metadata_url: {
+        type: 'string',
+        pattern: '^https?://',
+        description:
+          'saml: where the identity provider publishes its metadata (https; http only on loopback); read at the first sign-in and kept for an hour, so a rotated certificate is picked up.',
+      },
+      attributes: {
+        type: 'object',
+        additionalProperties: false,
+        description:
+          'saml: the attribute names (as the identity provider sends them, often URIs) of the address, the name and whether the address is verified. The subject is the NameID. Defaults: the common names of Entra ID, Okta, Google and ADFS.',
+        properties: {
+          email: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: 'The e-mail address.' },
+          name: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', description: 'The display name.' },
+          email_verified: {
+            type: 'string',
+            pattern: '^[\\x21-\\x7e]{1,255}$',
+            description:
+              'An attribute whose value "true" says the identity provider verified the address (for trust_email). None by default.',
+          },
+        },
+      },
       client_secret: { type: 'string', minLength: 1, description: 'The client secret this service has at the upstream.' },
       client_secret_env: {
         type: 'string',

@@ -3,10 +3,11 @@
  * (an operator fixes them all in one edit, not one per start).
  */
 import { Ajv, type ErrorObject } from 'ajv';
-import { settingsSchema, type ApplicationSettings, type Settings, type SourceSettings } from './schema.js';
+import { settingsSchema, type ApplicationSettings, type Settings } from './schema.js';
 import { isSecureOrLoopbackUrl } from '../loopback.js';
 import { ConfigError, collect } from './config-error.js';
 import { checkApplications, secretFromEnvironment } from './application-rules.js';
+import { checkSources } from './source-rules.js';
 
 export { ConfigError } from './config-error.js';
 
@@ -191,65 +192,4 @@ function webhookSecret(
   if (inline !== undefined && envName !== undefined) throw new ConfigError(`${key} sets both ${name} and ${name}_env; keep one`);
   if (envName === undefined) return inline;
   return secretFromEnvironment(`${key}.${name}_env`, envName);
-}
-
-/** Scopes an OpenID Connect source asks for unless it lists its own. */
-export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
-
-/**
- * Rules of `sources` the schema cannot say: unique slugs, the keys each type needs (and only those), upstream URLs
- * (https; http only on loopback, as for redirect URIs), the secret from one place; and every application's
- * `sources` naming sources that exist. Defaults that depend on the type are filled in here.
- */
-function checkSources(settings: Settings): void {
-  const slugs = new Set<string>();
-  type UrlKey = 'issuer' | 'authorization_url' | 'token_url' | 'userinfo_url';
-  const urls: Record<SourceSettings['type'], UrlKey[]> = {
-    oidc: ['issuer'],
-    oauth2: ['authorization_url', 'token_url', 'userinfo_url'],
-  };
-  const foreignKeys: Record<SourceSettings['type'], Array<keyof SourceSettings>> = {
-    oidc: ['authorization_url', 'token_url', 'userinfo_url', 'claims'],
-    oauth2: ['issuer', 'trust_upstream_mfa'],
-  };
-  const domains = new Map<string, string>();
-  settings.sources.forEach((source: SourceSettings, index) => {
-    const key = `config: sources[${index}]`;
-    if (slugs.has(source.slug)) throw new ConfigError(`${key}.slug "${source.slug}" is used by another source`);
-    slugs.add(source.slug);
-    for (const field of urls[source.type]) {
-      const value = source[field];
-      if (value === undefined) throw new ConfigError(`${key}.${field} is required for a source of type ${source.type}`);
-      if (!isSecureOrLoopbackUrl(value, true) || new URL(value).hash)
-        throw new ConfigError(`${key}.${field} must be an absolute https URL (http only on localhost/127.0.0.1), without a fragment`);
-    }
-    for (const field of foreignKeys[source.type]) {
-      if (source[field] !== undefined) throw new ConfigError(`${key}.${field} is not used by a source of type ${source.type}; remove it`);
-    }
-    source.scopes ??= source.type === 'oidc' ? [...DEFAULT_OIDC_SCOPES] : [];
-    if (source.type === 'oidc' && !source.scopes.includes('openid')) throw new ConfigError(`${key}.scopes must include openid`);
-    if (source.client_secret !== undefined && source.client_secret_env !== undefined)
-      throw new ConfigError(`${key} sets both client_secret and client_secret_env; keep one`);
-    if (source.client_secret_env !== undefined) {
-      const secret = process.env[source.client_secret_env];
-      if (!secret) throw new ConfigError(`${key}.client_secret_env names ${source.client_secret_env}, which must be set`);
-      source.client_secret = secret;
-    }
-    if (source.client_secret === undefined) throw new ConfigError(`${key}.client_secret is required (or client_secret_env)`);
-    source.group_prefix ??= `${source.slug}:`;
-    source.email_domains!.forEach((domain, i) => {
-      const taken = domains.get(domain);
-      if (taken) throw new ConfigError(`${key}.email_domains[${i}] "${domain}" goes to source "${taken}" already`);
-      domains.set(domain, source.slug);
-    });
-  });
-  settings.applications.forEach((app, index) => {
-    if (app.sources === undefined || app.sources === '*') return;
-    app.sources.forEach((slug, i) => {
-      if (!slugs.has(slug))
-        throw new ConfigError(
-          `config: applications[${index}].sources[${i}] "${slug}" names no source (sources: ${[...slugs].join(', ') || 'none'})`,
-        );
-    });
-  });
 }

@@ -7,6 +7,9 @@
  *   query must be the one this browser was sent with, or nothing opens.
  * - the identity: who the upstream said the person is, from the callback to the sign-in page of the interaction
  *   (scoped to it, and sealed with the interaction and source as associated data).
+ * - SAML only, the answer: a SAML IdP posts its answer across sites, and a Lax cookie does not come with a cross-site
+ *   POST, so the assertion consumer service keeps what the verified answer said in a third cookie (named and sealed
+ *   like the request, by the RelayState) and sends the browser to itself with a GET, which brings both.
  * Each is read once: reading clears it.
  */
 import type { Context } from 'koa';
@@ -30,10 +33,18 @@ export interface PendingRequest {
   source: string;
   state: string;
   nonce?: string;
+  /** oidc, oauth2: the PKCE verifier; saml: the AuthnRequest's ID, which the answer's InResponseTo must name. */
   verifier: string;
 }
 
+/** What a verified SAML answer said, until the browser comes back with its request cookie. */
+export interface SamlAnswer {
+  identity: UpstreamIdentity;
+  inResponseTo: string;
+}
+
 const requestCookie = (state: string) => `idp_source_${state.slice(0, 16)}`;
+const answerCookie = (state: string) => `idp_saml_${state.slice(0, 16)}`;
 
 export function flowCookies(secretKey: string, baseUrl: string) {
   const secrets = secretsFrom(secretKey);
@@ -67,24 +78,31 @@ export function flowCookies(secretKey: string, baseUrl: string) {
     secrets.seal('source-flow', JSON.stringify({ ...value, exp: Date.now() + seconds * 1000 }), aad);
 
   return {
-    /** Keeps the request for the callback. */
-    setRequest(ctx: Context, request: PendingRequest) {
-      write(
-        ctx,
-        requestCookie(request.state),
-        seal(request, REQUEST_SECONDS, request.state),
-        callbackPath(request.source),
-        REQUEST_SECONDS,
-      );
+    /** Keeps the request for the callback (`path`: the callback's, by default the OAuth one). */
+    setRequest(ctx: Context, request: PendingRequest, path = callbackPath(request.source)) {
+      write(ctx, requestCookie(request.state), seal(request, REQUEST_SECONDS, request.state), path, REQUEST_SECONDS);
     },
     /** The request the callback's `state` names, for this source; cleared. Undefined when there is none (forged, replayed, expired). */
-    takeRequest(ctx: Context, source: string, state: unknown): PendingRequest | undefined {
+    takeRequest(ctx: Context, source: string, state: unknown, path = callbackPath(source)): PendingRequest | undefined {
       if (typeof state !== 'string' || !STATE.test(state)) return undefined;
       const name = requestCookie(state);
       const sealed = ctx.cookies.get(name, { signed: false });
-      if (sealed) write(ctx, name, '', callbackPath(source), 0);
+      if (sealed) write(ctx, name, '', path, 0);
       const request = open<PendingRequest>(sealed, state);
       return request && request.source === source && request.state === state ? request : undefined;
+    },
+    /** Keeps a verified SAML answer for the GET that follows (sealed with its RelayState). */
+    setSamlAnswer(ctx: Context, state: string, answer: SamlAnswer, path: string) {
+      write(ctx, answerCookie(state), seal(answer, IDENTITY_SECONDS, state), path, IDENTITY_SECONDS);
+    },
+    /** The SAML answer kept for this state; cleared. */
+    takeSamlAnswer(ctx: Context, state: string, path: string): SamlAnswer | undefined {
+      const name = answerCookie(state);
+      const sealed = ctx.cookies.get(name, { signed: false });
+      if (sealed) write(ctx, name, '', path, 0);
+      const answer = open<SamlAnswer>(sealed, state);
+      if (!answer) return undefined;
+      return { identity: answer.identity, inResponseTo: answer.inResponseTo };
     },
     /** Hands the upstream identity to the interaction's sign-in page at `path`. */
     setIdentity(ctx: Context, path: string, uid: string, identity: UpstreamIdentity) {

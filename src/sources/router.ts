@@ -1,7 +1,8 @@
 /**
  * The routes of sign-in through upstream identity providers: on the interaction's router, the button's post
  * (start), the page the callback hands the identity to (resume) and the proof of an existing account (link); on its
- * own, the callback every upstream sends the browser back to, `{base_url}/source/oauth/callback/{source}/`.
+ * own, the callback every upstream sends the browser back to, `{base_url}/source/oauth/callback/{source}/`, and for
+ * SAML sources the assertion consumer service and the metadata under `{base_url}/source/saml/{source}/`.
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -9,6 +10,11 @@ import { startUpstreamSignIn } from './start.js';
 import { resumeFromSource } from './resume.js';
 import { submitLink } from './submit-link.js';
 import { upstreamCallback } from './callback.js';
+import { samlAssertionConsumer, samlMetadataDocument, samlReturn } from './saml-flow.js';
+import { parseForm } from '../http/forms.js';
+
+/** A SAML answer with its signature and certificate is larger than a page's form. */
+const SAML_FORM_LIMIT = 256 * 1024;
 import type { SourceDeps } from './state.js';
 
 /** Adds the routes under /if/flow/{slug}/{uid}/: `posted` parses the form, loads the interaction, checks CSRF. */
@@ -18,8 +24,12 @@ export function addSourceRoutes(router: Router, deps: SourceDeps, load: Middlewa
   router.post('/link', ...posted, submitLink(deps) as Middleware);
 }
 
+/** The callbacks upstreams send the browser back to; for SAML also the service provider's metadata. */
 export function callbackRouter(deps: SourceDeps): Router {
-  const router = new Router({ prefix: '/source/oauth' });
-  router.get('/callback/:source/', upstreamCallback(deps) as unknown as Middleware);
+  const router = new Router({ prefix: '/source' });
+  router.get('/oauth/callback/:source/', upstreamCallback(deps) as unknown as Middleware);
+  router.post('/saml/:source/acs/', parseForm(SAML_FORM_LIMIT) as Middleware, samlAssertionConsumer(deps) as unknown as Middleware);
+  router.get('/saml/:source/acs/', samlReturn(deps) as unknown as Middleware);
+  router.get('/saml/:source/metadata/', samlMetadataDocument(deps) as unknown as Middleware);
   return router;
 }

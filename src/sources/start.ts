@@ -10,11 +10,12 @@ import { PageError } from '../errors.js';
 import { secretsFrom } from '../domain/secrets.js';
 import { offeredBy, type Upstream } from './upstreams.js';
 import type { SourceDeps } from './state.js';
+import { sendToSaml } from './saml-flow.js';
 
 /** How long the callback may take to come back; also the stored state's life. */
 export const STATE_SECONDS = 15 * 60;
 /** Sign-ins through upstreams one interaction may have open at once (the store keeps the newest). */
-const OPEN_PER_INTERACTION = 5;
+export const OPEN_PER_INTERACTION = 5;
 
 /** The stored, single-use form of a state: its keyed hash, for this interaction. */
 export const stateChallenge = (secretKey: string, state: string) => secretsFrom(secretKey).hash('source-flow', state);
@@ -82,6 +83,7 @@ export function homeRealm(deps: SourceDeps) {
 
 /** Sends the browser to the upstream with the code flow (PKCE S256, fresh state and nonce), the hint passed on. */
 async function sendToUpstream(ctx: InteractionContext, deps: SourceDeps, upstream: Upstream, hint: string | undefined) {
+  if (upstream.source.type === 'saml') return sendToSaml(ctx, deps, upstream, hint);
   const { entry, details, base } = ctx.state.interaction;
   const config = await reach(deps, upstream, base);
   const { source } = upstream;

@@ -2,10 +2,15 @@
  * The configured upstream identity providers as relying-party configurations of openid-client (the RP library): an
  * oidc source's comes from its discovery document, read at the first use and kept for an hour (a failed read is
  * not kept: the next sign-in asks again), with the ID token's signature checked against the upstream's JWKS
- * (openid-client keeps the key set with the configuration); an oauth2 source's is built from its URLs.
+ * (openid-client keeps the key set with the configuration); an oauth2 source's is built from its URLs. A saml
+ * source's identity provider metadata is read from its file once, or from its URL like a discovery document.
  */
+import { readFileSync } from 'node:fs';
 import * as client from 'openid-client';
 import type { ApplicationSettings, Settings, SourceSettings } from '../settings/schema.js';
+import { parseIdpMetadata, type IdpMetadata } from '../saml-metadata.js';
+import { isSecureOrLoopbackUrl } from '../loopback.js';
+import { acsPath } from './saml.js';
 
 /** How long a discovery document is kept. */
 const DISCOVERY_TTL_MS = 3600_000;
@@ -14,9 +19,12 @@ const TIMEOUT_SECONDS = 10;
 
 export interface Upstream {
   source: SourceSettings;
-  /** What the operator registers upstream: `{base_url}/source/oauth/callback/{slug}/`. */
+  /** What the operator registers upstream: `{base_url}/source/oauth/callback/{slug}/` (saml: the ACS URL). */
   redirectUri: string;
+  /** oidc and oauth2 sources. */
   configuration(): Promise<client.Configuration>;
+  /** saml sources. */
+  samlMetadata(): Promise<IdpMetadata>;
 }
 
 export type Upstreams = Map<string, Upstream>;
@@ -41,7 +49,7 @@ function discovered(source: SourceSettings): () => Promise<client.Configuration>
     const issuer = source.issuer!;
     const config = client.discovery(
       new URL(issuer),
-      source.client_id,
+      source.client_id!,
       { client_secret: source.client_secret!, id_token_signed_response_alg: source.id_token_signed_response_alg },
       clientAuth(source),
       {
@@ -66,19 +74,48 @@ function configured(source: SourceSettings): () => Promise<client.Configuration>
     token_endpoint: source.token_url!,
     userinfo_endpoint: source.userinfo_url!,
   };
-  const config = new client.Configuration(server, source.client_id, { client_secret: source.client_secret! }, clientAuth(source));
+  const config = new client.Configuration(server, source.client_id!, { client_secret: source.client_secret! }, clientAuth(source));
   config.timeout = TIMEOUT_SECONDS;
   for (const url of [source.authorization_url!, source.token_url!, source.userinfo_url!]) allowingLoopbackHttp(url, config);
   return async () => config;
 }
 
+/** A file's metadata is read once (validation read it already); a URL's like a discovery document: an hour. */
+function samlMetadata(source: SourceSettings): () => Promise<IdpMetadata> {
+  if (source.idp_metadata_file) {
+    const metadata = Promise.resolve().then(() => parseIdpMetadata(readFileSync(source.idp_metadata_file!, 'utf8')));
+    return () => metadata;
+  }
+  let kept: { at: number; metadata: Promise<IdpMetadata> } | undefined;
+  return () => {
+    if (kept && Date.now() - kept.at < DISCOVERY_TTL_MS) return kept.metadata;
+    const url = source.idp_metadata_url!;
+    const metadata = (async () => {
+      if (!isSecureOrLoopbackUrl(url, true)) throw new Error('the metadata URL must be https');
+      const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_SECONDS * 1000) });
+      if (!response.ok) throw new Error(`the metadata URL answered ${response.status}`);
+      return parseIdpMetadata(await response.text());
+    })();
+    const entry = (kept = { at: Date.now(), metadata });
+    metadata.catch(() => {
+      if (kept === entry) kept = undefined;
+    });
+    return metadata;
+  };
+}
+
+const notFor = (what: string) => () => Promise.reject(new Error(`a ${what} source has no such configuration`));
+
 export function upstreamsFrom(settings: Settings): Upstreams {
   const upstreams: Upstreams = new Map();
+  const base = settings.issuer.base_url;
   for (const source of settings.sources) {
+    const saml = source.type === 'saml';
     upstreams.set(source.slug, {
       source,
-      redirectUri: `${settings.issuer.base_url}${callbackPath(source.slug)}`,
-      configuration: source.type === 'oidc' ? discovered(source) : configured(source),
+      redirectUri: `${base}${saml ? acsPath(source.slug) : callbackPath(source.slug)}`,
+      configuration: saml ? notFor('saml') : source.type === 'oidc' ? discovered(source) : configured(source),
+      samlMetadata: saml ? samlMetadata(source) : notFor(source.type),
     });
   }
   return upstreams;

@@ -1,5 +1,9 @@
 /** sources[] in the configuration, and applications' `sources`: defaults and the one-line errors of bad entries. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ConfigError } from '../../src/settings/validate.js';
+import { parseIdpMetadata } from '../../src/saml-metadata.js';
 import { testSettings } from '../helpers/settings.js';
 import { atPath, groupsAt, identityFrom } from '../../src/sources/identity.js';
 import { upstreamSecondFactor } from '../../src/sources/resume.js';
@@ -37,6 +41,31 @@ const app = (extra: Record<string, unknown> = {}) => ({
 
 const load = (sources: unknown[], applications: unknown[] = []) => testSettings({ sources, applications });
 
+/** A SAML identity provider's metadata in a file (the certificate is not checked when the configuration loads). */
+const metadataDir = mkdtempSync(path.join(os.tmpdir(), 'idp-saml-config-'));
+const metadataFile = (name: string, xml: string) => {
+  const file = path.join(metadataDir, name);
+  writeFileSync(file, xml);
+  return file;
+};
+const IDP_METADATA = `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.corp.example/saml">
+  <md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
+    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>MIIB
+      AAAA</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
+    <md:KeyDescriptor use="encryption"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>BBBB</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
+    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://idp.corp.example/sso/post"/>
+    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.corp.example/sso"/>
+  </md:IDPSSODescriptor>
+</md:EntityDescriptor>`;
+const saml = (extra: Record<string, unknown> = {}) => ({
+  slug: 'adfs',
+  type: 'saml',
+  name: 'ADFS',
+  idp_metadata_file: metadataFile('idp.xml', IDP_METADATA),
+  ...extra,
+});
+afterAll(() => rmSync(metadataDir, { recursive: true, force: true }));
+
 describe('sources configuration', () => {
   test('defaults: no sources; oidc scopes openid email profile, provisioning on, e-mail not trusted; oauth2 no scopes', async () => {
     expect((await testSettings()).sources).toEqual([]);
@@ -55,6 +84,17 @@ describe('sources configuration', () => {
     expect(settings.applications.map((entry) => entry.sources)).toEqual([['corp'], '*']);
   });
 
+  test('a saml source needs only its metadata; the file is read and parsed at start', async () => {
+    const settings = await load([saml()], [app({ sources: ['adfs'] })]);
+    expect(settings.sources[0]).toMatchObject({ type: 'saml', group_prefix: 'adfs:' });
+    expect(settings.sources[0]!.client_id).toBeUndefined();
+    expect(parseIdpMetadata(IDP_METADATA)).toEqual({
+      entityId: 'https://idp.corp.example/saml',
+      ssoUrl: 'https://idp.corp.example/sso',
+      certs: ['MIIBAAAA'],
+    });
+  });
+
   test('a secret from the environment', async () => {
     process.env.CORP_SECRET_FOR_TEST = 'from-the-environment';
     const settings = await load([oidc({ client_secret: undefined, client_secret_env: 'CORP_SECRET_FOR_TEST' })]);
@@ -62,7 +102,7 @@ describe('sources configuration', () => {
   });
 
   test.each([
-    ['an unknown type', [oidc({ type: 'saml2' })], [], 'config: sources[0].type must be one of oidc, oauth2 (source "corp")'],
+    ['an unknown type', [oidc({ type: 'saml2' })], [], 'config: sources[0].type must be one of oidc, oauth2, saml (source "corp")'],
     ['a duplicate slug', [oidc(), oidc({ name: 'Again' })], [], 'config: sources[1].slug "corp" is used by another source'],
     ['an oidc source without issuer', [oidc({ issuer: undefined })], [], 'config: sources[0].issuer is required for a source of type oidc'],
     [
@@ -94,6 +134,56 @@ describe('sources configuration', () => {
     ],
     ['an unknown claim', [github({ claims: { groups: 'teams' } })], [], 'config: sources[0].claims.groups is not a known key'],
     ['an unknown key', [oidc({ colour: 'blue' })], [], 'config: sources[0].colour is not a known key'],
+    [
+      'an oidc source without client_id',
+      [oidc({ client_id: undefined })],
+      [],
+      'config: sources[0].client_id is required for a source of type oidc',
+    ],
+    [
+      'a saml source without metadata',
+      [saml({ idp_metadata_file: undefined })],
+      [],
+      'config: sources[0] needs one of idp_metadata_file and idp_metadata_url for a source of type saml',
+    ],
+    [
+      'a saml source with both',
+      [saml({ idp_metadata_url: 'https://idp.corp.example/metadata' })],
+      [],
+      'config: sources[0] needs one of idp_metadata_file and idp_metadata_url',
+    ],
+    [
+      'a metadata file that is not there',
+      [saml({ idp_metadata_file: '/nonexistent/idp.xml' })],
+      [],
+      'config: sources[0].idp_metadata_file /nonexistent/idp.xml cannot be read (ENOENT)',
+    ],
+    [
+      "a service provider's metadata given as the identity provider's",
+      [saml({ idp_metadata_file: metadataFile('sp.xml', IDP_METADATA.replaceAll('IDPSSODescriptor', 'SPSSODescriptor')) })],
+      [],
+      'is not SAML identity provider metadata: no EntityDescriptor with an IDPSSODescriptor',
+    ],
+    [
+      'metadata without a redirect sign-on',
+      [
+        saml({
+          idp_metadata_file: metadataFile(
+            'post.xml',
+            IDP_METADATA.replace(/<md:SingleSignOnService Binding="[^"]+HTTP-Redirect"[^>]*>/, ''),
+          ),
+        }),
+      ],
+      [],
+      'no SingleSignOnService for the HTTP-Redirect binding',
+    ],
+    ['oauth keys on a saml source', [saml({ client_id: 'x' })], [], 'config: sources[0].client_id is not used by a source of type saml'],
+    [
+      'an http metadata URL off loopback',
+      [saml({ idp_metadata_file: undefined, idp_metadata_url: 'http://idp.corp.example/metadata' })],
+      [],
+      'config: sources[0].idp_metadata_url must be an absolute https URL',
+    ],
     [
       'a domain that is not one',
       [oidc({ email_domains: ['Corp.Example'] })],
