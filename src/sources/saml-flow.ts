@@ -27,10 +27,13 @@ const expiredRequest = () =>
       'The answer from the provider does not belong to a sign-in started in this browser, or it was used already. Go back to the application and sign in again.',
   });
 
-/** Requests are checked at the GET (bound to the browser); node-saml only needs InResponseTo to be there. */
+/**
+ * Requests are checked at the GET (bound to the browser, spent once, within their lifetime); here node-saml only
+ * needs InResponseTo to be there. It reads the value as the request's creation time: now passes its age check.
+ */
 const deferToTheBrowser: CacheProvider = {
   saveAsync: async (_key, value) => ({ value, createdAt: Date.now() }),
-  getAsync: async () => 'checked when the browser comes back',
+  getAsync: async () => new Date().toISOString(),
   removeAsync: async () => null,
 };
 

@@ -11,6 +11,7 @@ import { migrations } from '../../src/store/migrate.js';
 import { freePort } from '../helpers/ports.js';
 import { migratedDataDir } from '../helpers/settings.js';
 import { startUpstreamProvider } from '../helpers/upstream-provider.js';
+import { startSamlIdp } from '../helpers/saml-idp.js';
 
 /** Every migration this release ships, in order (the list doctor checks against). */
 const MIGRATIONS = Object.keys(migrations);
@@ -105,7 +106,7 @@ test('a healthy setup: every line ok, exit 0, no secret printed', async () => {
 }, 60_000);
 
 test('upstream identity providers: discovery read (the redirect URI to register named), an unreachable one FAILs, no secret printed', async () => {
-  const upstream = await startUpstreamProvider();
+  const [upstream, saml] = await Promise.all([startUpstreamProvider(), startSamlIdp()]);
   upstream.register([]);
   const secret = 'upstream-secret-never-printed';
   const nothingThere = await freePort();
@@ -131,6 +132,7 @@ test('upstream identity providers: discovery read (the redirect URI to register 
             token_url: `${upstream.issuer}/token`,
             userinfo_url: `${upstream.issuer}/me`,
           }),
+          { slug: 'adfs', type: 'saml', name: 'ADFS', idp_metadata_url: saml.metadataUrl },
         ],
       }),
     });
@@ -143,10 +145,16 @@ test('upstream identity providers: discovery read (the redirect URI to register 
     expect(statusOf(result, 'source gone')).toBe('FAIL');
     expect(lineOf(result, 'source gone')).toContain('cannot be read (ECONNREFUSED): nobody can sign in through gone');
     expect(statusOf(result, 'source plain')).toBe('ok');
+    // The test IdP's certificate lives two days: the metadata reads, and the line warns of the expiry.
+    expect(statusOf(result, 'source adfs')).toBe('warn');
+    expect(lineOf(result, 'source adfs')).toContain(
+      `metadata of ${saml.entityId} read (sign-on at ${saml.ssoUrl}); its signing certificate expires on`,
+    );
     expect(failed(result)).toEqual(['source gone']);
     expect(result.stdout + result.stderr).not.toContain(secret);
   } finally {
     await upstream.close();
+    await saml.close();
   }
 }, 60_000);
 
