@@ -69,6 +69,8 @@ export interface OidcServerOptions {
   db?: TestDatabase;
   /** The host name of the base URL: `localhost` where passkeys are tested (WebAuthn refuses IP addresses). */
   hostname?: 'localhost' | '127.0.0.1';
+  /** The port to listen on (default: any free one), for a URL another server must know before this one starts. */
+  port?: number;
 }
 
 let counter = 0;
@@ -82,7 +84,7 @@ export async function startOidcServer(
 ): Promise<OidcTestServer> {
   const db = options.db ?? (await openTestDatabase(engine));
   const server = http.createServer();
-  server.listen(0, '127.0.0.1');
+  server.listen(options.port ?? 0, '127.0.0.1');
   await once(server, 'listening');
   const url = `http://${options.hostname ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
   // A public application has no secret; a machine client (client_credentials only) no redirect URI.
