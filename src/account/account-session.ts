@@ -32,7 +32,7 @@ export function loadAccountSession(deps: AccountDeps) {
       if (ctx.method === 'GET') return startAccountSignIn(ctx, deps, { returnTo: ctx.path });
       deps.cookies.clear(ctx);
       ctx.status = 303;
-      return ctx.redirect('/account/');
+      return ctx.redirect(`${deps.portal.path}/`);
     }
     ctx.state.account = found;
     return next();

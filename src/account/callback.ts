@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { PageError } from '../errors.js';
-import { ACCOUNT_CALLBACK, ACCOUNT_CLIENT_ID } from '../domain/account-client.js';
-import { FLOW_COOKIE, type AccountFlow } from './sign-in.js';
+import { flowCookie, type AccountFlow } from './sign-in.js';
+import type { Portal } from './portal.js';
 import type { AccountDeps } from './state.js';
 import { secretsFrom } from '../domain/secrets.js';
 
@@ -22,26 +22,29 @@ interface StoredCode {
   consume(): Promise<void>;
 }
 
-const again = (message: string, cause?: unknown) =>
+const again = (portal: Portal, message: string, cause?: unknown) =>
   new PageError(
     400,
     {
-      title: 'Your account',
+      title: portal.title,
       heading: 'You are not signed in',
       message,
-      link: { href: '/account/', label: 'Sign in again' },
+      link: { href: `${portal.path}/`, label: 'Sign in again' },
     },
     cause,
   );
 
 export function accountCallback(deps: AccountDeps) {
   const secrets = secretsFrom(deps.settings.secrets.key);
-  const redirectUri = `${deps.settings.issuer.base_url.replace(/\/$/, '')}${ACCOUNT_CALLBACK}`;
+  const { portal } = deps;
+  const redirectUri = `${deps.settings.issuer.base_url.replace(/\/$/, '')}${portal.path}/callback`;
   return async function accountCallback(ctx: Context) {
-    const flow = deps.unseal<AccountFlow>('account-flow', ctx.cookies.get(FLOW_COOKIE));
-    ctx.cookies.set(FLOW_COOKIE, null, { path: '/account', overwrite: true });
-    if (!flow || !secrets.equal(ctx.query.state, flow.state)) throw again('This sign-in was started in another tab or has expired.');
-    if (ctx.query.error) throw again(ctx.query.error === 'access_denied' ? 'The sign-in was cancelled.' : 'The sign-in did not complete.');
+    const flow = deps.unseal<AccountFlow>(`${portal.cookie}-flow`, ctx.cookies.get(flowCookie(portal)));
+    ctx.cookies.set(flowCookie(portal), null, { path: portal.path, overwrite: true });
+    if (!flow || !secrets.equal(ctx.query.state, flow.state))
+      throw again(portal, 'This sign-in was started in another tab or has expired.');
+    if (ctx.query.error)
+      throw again(portal, ctx.query.error === 'access_denied' ? 'The sign-in was cancelled.' : 'The sign-in did not complete.');
 
     const provider = deps.provider() as unknown as { AuthorizationCode: { find(value: string): Promise<StoredCode | undefined> } };
     const value = typeof ctx.query.code === 'string' ? ctx.query.code : '';
@@ -50,16 +53,16 @@ export function accountCallback(deps: AccountDeps) {
     if (
       !code ||
       code.consumed ||
-      code.clientId !== ACCOUNT_CLIENT_ID ||
+      code.clientId !== portal.clientId ||
       code.redirectUri !== redirectUri ||
       !secrets.equal(challenge, code.codeChallenge ?? '')
     ) {
-      throw again('This sign-in link has already been used or has expired.');
+      throw again(portal, 'This sign-in link has already been used or has expired.');
     }
     try {
       await code.consume(); // a second redemption of the same code fails here (compare-and-set in the store)
     } catch (error) {
-      throw again('This sign-in link has already been used.', error);
+      throw again(portal, 'This sign-in link has already been used.', error);
     }
     deps.cookies.set(ctx, code.sessionUid, code.accountId);
     ctx.status = 303;

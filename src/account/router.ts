@@ -31,6 +31,7 @@ import {
   unlinkSource,
 } from './change-access.js';
 import type { AccountDeps } from './state.js';
+import { ACCOUNT_PORTAL } from './portal.js';
 
 export interface AccountParts {
   store: Store;
@@ -47,8 +48,9 @@ export function accountMiddleware(parts: AccountParts): Middleware {
   const seals = sealer(settings.secrets.key);
   const deps: AccountDeps = {
     ...parts,
+    portal: ACCOUNT_PORTAL,
     rp: relyingPartyOf(settings.issuer.base_url),
-    cookies: accountCookies(seals, settings.secrets.key, settings.issuer.base_url.startsWith('https:')),
+    cookies: accountCookies(seals, settings.secrets.key, settings.issuer.base_url.startsWith('https:'), ACCOUNT_PORTAL),
     provider: () => providers.byClientId.get(ACCOUNT_CLIENT_ID)!.provider,
     appName: (clientId) => (clientId === ACCOUNT_CLIENT_ID ? undefined : providers.byClientId.get(clientId)?.app.name),
     ...seals,

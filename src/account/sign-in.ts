@@ -6,11 +6,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import { ACCOUNT_CALLBACK, ACCOUNT_CLIENT_ID, ACCOUNT_PATH } from '../domain/account-client.js';
 import type { AccountDeps } from './state.js';
+import type { Portal } from './portal.js';
 
-export const FLOW_COOKIE = 'idp_account_flow';
 const FLOW_SECONDS = 15 * 60;
+export const flowCookie = (portal: Portal) => `${portal.cookie}_flow`;
 
 export interface AccountFlow {
   state: string;
@@ -18,22 +18,23 @@ export interface AccountFlow {
   returnTo: string;
 }
 
-/** Only paths of the account page itself: never an open redirect. */
-export const safeReturn = (path: unknown) => (typeof path === 'string' && /^\/account\/[A-Za-z0-9/_-]*$/.test(path) ? path : ACCOUNT_PATH);
+/** Only paths of the portal itself: never an open redirect. */
+export const safeReturn = (portal: Portal, path: unknown) =>
+  typeof path === 'string' && path.startsWith(`${portal.path}/`) && /^[A-Za-z0-9/_-]*$/.test(path) ? path : `${portal.path}/`;
 
 export function startAccountSignIn(ctx: Context, deps: AccountDeps, options: { returnTo: string; fresh?: { loginHint: string } }) {
   const base = deps.settings.issuer.base_url.replace(/\/$/, '');
   const flow: AccountFlow = {
     state: randomBytes(16).toString('base64url'),
     verifier: randomBytes(32).toString('base64url'),
-    returnTo: safeReturn(options.returnTo),
+    returnTo: safeReturn(deps.portal, options.returnTo),
   };
   const url = new URL(`${base}/application/o/authorize/`);
   url.search = new URLSearchParams({
-    client_id: ACCOUNT_CLIENT_ID,
+    client_id: deps.portal.clientId,
     response_type: 'code',
     scope: 'openid',
-    redirect_uri: `${base}${ACCOUNT_CALLBACK}`,
+    redirect_uri: `${base}${deps.portal.path}/callback`,
     state: flow.state,
     code_challenge: createHash('sha256').update(flow.verifier).digest('base64url'),
     code_challenge_method: 'S256',
@@ -41,8 +42,8 @@ export function startAccountSignIn(ctx: Context, deps: AccountDeps, options: { r
   }).toString();
   const https = base.startsWith('https:');
   if (https) ctx.cookies.secure = true;
-  ctx.cookies.set(FLOW_COOKIE, deps.seal('account-flow', flow, FLOW_SECONDS), {
-    path: '/account',
+  ctx.cookies.set(flowCookie(deps.portal), deps.seal(`${deps.portal.cookie}-flow`, flow, FLOW_SECONDS), {
+    path: deps.portal.path,
     httpOnly: true,
     sameSite: 'lax',
     secure: https,

@@ -7,8 +7,11 @@ import type { RateLimits } from '../domain/rate-limits.js';
 import type { SendMail } from '../domain/mail.js';
 import type { RelyingParty } from '../domain/passkeys.js';
 import type { AccountCookies } from './account-cookie.js';
+import type { Portal } from './portal.js';
 
 export interface AccountDeps {
+  /** Which of the service's own pages these are (the account page, or the admin console). */
+  portal: Portal;
   store: Store;
   settings: Settings;
   limits: RateLimits;

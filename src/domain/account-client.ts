@@ -1,36 +1,54 @@
 /**
- * The account page's own client. /account/ signs people in the way every application does — through the
- * engine's authorization endpoint, the same SSO session and the same sign-in pages — as a built-in confidential
- * client that is never in the configuration (its slug and client_id are reserved).
+ * The built-in clients of the service's own pages: the account page (/account/) and the admin console (/admin/).
+ * Each signs people in the way every application does — through the engine's authorization endpoint, the same SSO
+ * session and the same sign-in pages — as a confidential client that is never in the configuration (their slugs and
+ * client_ids are reserved). The console's requires a second factor unless `admin.require_mfa` is false.
  */
 import type { ApplicationSettings, Settings } from '../settings/schema.js';
-import { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG } from '../settings/reserved.js';
+import { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG, ADMIN_CLIENT_ID, ADMIN_SLUG } from '../settings/reserved.js';
 import { secretsFrom } from './secrets.js';
 
-export { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG };
-export const ACCOUNT_PATH = '/account/';
-export const ACCOUNT_CALLBACK = '/account/callback';
+export { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG, ADMIN_CLIENT_ID, ADMIN_SLUG };
 
-export function accountApplication(settings: Settings): ApplicationSettings {
+export const accountApplication = (settings: Settings) =>
+  builtIn(settings, { slug: ACCOUNT_SLUG, clientId: ACCOUNT_CLIENT_ID, name: 'your account', path: '/account', requireMfa: false });
+
+export const adminApplication = (settings: Settings) =>
+  builtIn(settings, {
+    slug: ADMIN_SLUG,
+    clientId: ADMIN_CLIENT_ID,
+    name: 'the admin console',
+    path: '/admin',
+    requireMfa: settings.admin.require_mfa,
+  });
+
+function builtIn(
+  settings: Settings,
+  client: { slug: string; clientId: string; name: string; path: string; requireMfa: boolean },
+): ApplicationSettings {
   const base = settings.issuer.base_url.replace(/\/$/, '');
   return {
-    slug: ACCOUNT_SLUG,
-    name: 'your account',
-    client_id: ACCOUNT_CLIENT_ID,
+    slug: client.slug,
+    name: client.name,
+    client_id: client.clientId,
     client_type: 'confidential',
     // Nobody outside the process redeems its codes (src/account/callback.ts does, in-process); a secret still guards the token endpoint.
-    client_secret: secretsFrom(settings.secrets.key).mac('ticket', 'account client secret'),
+    client_secret: secretsFrom(settings.secrets.key).mac('ticket', `${client.slug} client secret`),
     grant_types: ['authorization_code'],
-    redirect_uris: [`${base}${ACCOUNT_CALLBACK}`],
+    redirect_uris: [`${base}${client.path}/callback`],
     post_logout_redirect_uris: [`${base}/`],
     api_scopes: [],
     resource_server: false,
     scopes: ['openid', 'profile', 'email'],
-    require_mfa: false,
+    require_mfa: client.requireMfa,
     id_token_signed_response_alg: 'RS256',
     tokens: {},
   };
 }
 
-/** The configured applications and the account page's client: every provider the service runs. */
-export const everyApplication = (settings: Settings): ApplicationSettings[] => [...settings.applications, accountApplication(settings)];
+/** The configured applications and the built-in clients: every provider the service runs. */
+export const everyApplication = (settings: Settings): ApplicationSettings[] => [
+  ...settings.applications,
+  accountApplication(settings),
+  adminApplication(settings),
+];

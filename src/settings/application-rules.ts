@@ -2,14 +2,14 @@
  * The rules of the `applications:` list that JSON Schema cannot say well: unique slugs and client ids, redirect URIs
  * and origins, the client type and where a secret comes from (validate.ts reports what they find).
  */
-import { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG } from './reserved.js';
+import { ACCOUNT_CLIENT_ID, ACCOUNT_SLUG, ADMIN_CLIENT_ID, ADMIN_SLUG } from './reserved.js';
 import type { ApplicationSettings } from './schema.js';
 import { isSecureOrLoopbackUrl } from '../loopback.js';
 import { environmentValue } from './environment.js';
 import { ConfigError, collect } from './config-error.js';
 
 /** Slugs that would shadow the shared endpoints under /application/o/. */
-const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo', 'introspect', 'revoke', 'device', ACCOUNT_SLUG]);
+const RESERVED_SLUGS = new Set(['authorize', 'token', 'userinfo', 'introspect', 'revoke', 'device', ACCOUNT_SLUG, ADMIN_SLUG]);
 const BUILT_IN_SCOPES = new Set(['openid', 'profile', 'email', 'offline_access']);
 
 /** https anywhere; plain http only on loopback (local development). No fragments. */
@@ -48,8 +48,10 @@ export function checkApplications(
         slugs.add(app.slug);
       },
       () => {
-        if (app.client_id === ACCOUNT_CLIENT_ID)
-          throw new ConfigError(`${key}.client_id "${app.client_id}" is reserved for the account page`);
+        if (app.client_id === ACCOUNT_CLIENT_ID || app.client_id === ADMIN_CLIENT_ID)
+          throw new ConfigError(
+            `${key}.client_id "${app.client_id}" is reserved for ${app.client_id === ACCOUNT_CLIENT_ID ? 'the account page' : 'the admin console'}`,
+          );
         if (clientIds.has(app.client_id)) throw new ConfigError(`${key}.client_id "${app.client_id}" is used by another application`);
         clientIds.add(app.client_id);
       },

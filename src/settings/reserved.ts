@@ -3,3 +3,7 @@
 /** The account page's built-in client (src/domain/account-client.ts). */
 export const ACCOUNT_SLUG = 'account';
 export const ACCOUNT_CLIENT_ID = 'idp-account';
+
+/** The admin console's built-in client (src/domain/account-client.ts, src/admin/). */
+export const ADMIN_SLUG = 'admin';
+export const ADMIN_CLIENT_ID = 'idp-admin';

@@ -30,6 +30,7 @@ export const settingsSchema = {
     'mail',
     'rate_limits',
     'account',
+    'admin',
     'device_flow',
     'landing',
     'invitations',
@@ -248,6 +249,26 @@ export const settingsSchema = {
           'People may change their own name and e-mail address there (a new address takes effect, verified, once the code mailed to it is typed; the old address is told). Off: the profile is read-only and only the provisioning API changes it.',
       },
       changes_per_hour: int(1, 'Changes one person may make on the account page per hour (password, second factors, passkeys, sign-outs).'),
+    }),
+    admin: section('The admin console at /admin/ (docs/operating.md).', {
+      group: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 150,
+        description: 'Members of this group (by name) may use the console; everyone else gets a 403 page.',
+      },
+      require_mfa: {
+        type: 'boolean',
+        description:
+          'The console asks for a second factor (TOTP or a passkey) at its sign-in, and enrols one when the administrator has none. false: a password is enough (not recommended).',
+      },
+      reauth_seconds: int(
+        60,
+        'Dangerous actions (deactivating people, resetting their second factors, ending their sessions) ask to sign in again when the last sign-in is older than this.',
+        86_400,
+      ),
+      idle_seconds: int(60, 'The console signs out after this long without a request.', 86_400),
+      absolute_seconds: int(300, 'The console signs out this long after its sign-in, busy or not.', 7 * 86_400),
     }),
     device_flow: section(
       'Device sign-in (RFC 8628) for applications with the urn:ietf:params:oauth:grant-type:device_code grant: a TV or command-line tool shows a code, the person types it at {base_url}/device/ (docs/integrating.md).',
