@@ -41,7 +41,7 @@ export interface AppParts {
   sendMail: SendMail;
   /** The sign-in pages (/if/…). */
   signIn: Middleware;
-  /** The account page under /account/. */
+  /** The account page under /account/ and the admin console under /admin/. */
   account?: Middleware;
   /** The providers under /application/o/, and the cookie keys they sign with (the app must use the same). */
   oidc: { dispatch: Middleware; cookieKeys: string[] };

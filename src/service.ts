@@ -27,6 +27,8 @@ import { enqueueMail, mailQueue } from './queue/mail-queue.js';
 import { startProducer } from './queue/producer.js';
 import { interactionMiddleware } from './interactions/router.js';
 import { accountMiddleware } from './account/router.js';
+import { adminMiddleware } from './admin/router.js';
+import compose from 'koa-compose';
 import { interactionPath } from './interactions/state.js';
 import { prepareOidc } from './oidc/setup.js';
 import type { ProviderSet } from './oidc/providers.js';
@@ -163,6 +165,7 @@ export async function startService(settings: Settings, options: ServiceOptions =
     const readiness: ReadinessCheck[] = background ? [{ name: 'redis', check: () => background.ping() }] : [];
     if (background) warnWhenRedisIsAway(readiness[0]!, logger);
 
+    const portalParts = { store, settings, limits: infrastructure.limits, sendMail: infrastructure.sendMail, providers: oidc.providers };
     const app = createApp({
       settings,
       store,
@@ -172,13 +175,7 @@ export async function startService(settings: Settings, options: ServiceOptions =
       enqueue: background?.enqueue,
       sendMail: infrastructure.sendMail,
       signIn: interactionMiddleware(oidc.providers, store, settings, { ...infrastructure, logger: logger.child({ component: 'sign-in' }) }),
-      account: accountMiddleware({
-        store,
-        settings,
-        limits: infrastructure.limits,
-        sendMail: infrastructure.sendMail,
-        providers: oidc.providers,
-      }),
+      account: compose([accountMiddleware(portalParts), adminMiddleware(portalParts)]),
       oidc,
     });
     let server = options.server;

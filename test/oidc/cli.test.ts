@@ -70,6 +70,6 @@ test('serve refuses a bad application with one line', async () => {
   });
   expect(result.code).toBe(1);
   expect(result.stderr.trim().split('\n').pop()).toBe(
-    'config: applications[0].slug "token" is reserved (authorize, token, userinfo, introspect, revoke, device, account)',
+    'config: applications[0].slug "token" is reserved (authorize, token, userinfo, introspect, revoke, device, account, admin)',
   );
 }, 60_000);

@@ -1,0 +1,206 @@
+/**
+ * The admin console in chromium: an administrator signs in through the console's own client with TOTP, finds one
+ * person among a thousand, deactivates them (the application's webhook hears it, their refresh token is refused),
+ * removes another's second factors and signs a third out everywhere, each after a confirmation page; a member without a
+ * second factor is asked to enrol one, a non-member gets a 403 page, and a post without the session's CSRF token
+ * changes nothing. axe-core finds no serious or critical problem on any page, light or dark, and each page is kept as
+ * a screenshot under var/test/screenshots/.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { sql } from 'kysely';
+import type { Page } from 'playwright-core';
+import { engines } from '../helpers/database.js';
+import { useBrowser } from '../helpers/browser.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/eventually.js';
+import { postToken } from '../helpers/oidc-rp.js';
+import { runFlow, tokensOf } from '../helpers/oidc-flow.js';
+import { totpCode } from '../helpers/totp.js';
+import { PASSWORD } from '../helpers/oidc-server.js';
+import { startCredentialsServer, type CredentialsServer } from '../credentials/credentials-server.js';
+import { enterCode, enterEmail, enterPassword, heading } from '../credentials/flow.js';
+import { confirmTotp, hasTotp, pendingTotpSecret } from '../../src/domain/totp.js';
+import { changeGroupMembership, createGroup } from '../../src/domain/groups.js';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SCREENSHOTS = path.resolve('var/test/screenshots');
+
+describe.each(engines)('admin console (%s)', (engine) => {
+  const web = useBrowser();
+  let webhooks: Receiver;
+  let idp: CredentialsServer;
+  let admins: string;
+
+  beforeAll(async () => {
+    webhooks = await startReceiver();
+    idp = await startCredentialsServer(
+      engine,
+      web.rp.url,
+      [{ slug: 'wiki', webhook: { url: webhooks.url, secret: 'whsec-console-0123456789abcdef' } }],
+      {
+        webhooks: { allow_insecure_loopback: true, timeout_seconds: 2, retries: 1, backoff_seconds: 0.05 },
+        worker: { embedded: true, relay_interval_ms: 50 },
+      },
+    );
+    admins = (await createGroup(idp.store, { name: 'idp-admins' })).pk;
+    // A thousand people to look through, made in one statement.
+    await sql`insert into users (username, email, name)
+      select 'crowd' || n || '@example.com', 'crowd' || n || '@example.com', 'Crowd Member ' || n from generate_series(1, 1000) as n`.execute(
+      idp.db.database.db,
+    );
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await idp?.close();
+    await webhooks?.close();
+  });
+
+  /** A member of idp-admins with TOTP enrolled; returns its address and secret. */
+  async function administrator() {
+    const user = await idp.user({ name: 'Ada Admin' });
+    await changeGroupMembership(idp.store, admins, user.pk, 'added', []);
+    const row = (await idp.store.users.findById(user.pk))!;
+    const secret = (await pendingTotpSecret(idp.store, row, idp.settings.secrets.key, true))!;
+    await confirmTotp(idp.store, user.pk, totpCode(secret, Date.now() - 30_000), idp.settings.secrets.key);
+    return { ...user, secret };
+  }
+
+  async function signInToConsole(page: Page, admin: { email: string; secret: string }) {
+    await page.goto(`${idp.url}/admin/`);
+    await enterEmail(page, admin.email);
+    await enterPassword(page, PASSWORD);
+    await enterCode(page, totpCode(admin.secret));
+    await expect(heading(page)).resolves.toBe('Overview');
+  }
+
+  async function confirm(page: Page, action: string) {
+    await page.getByRole('link', { name: action }).click();
+    await page.getByRole('button', { name: action }).click();
+  }
+
+  test('an administrator with TOTP finds one person among a thousand and deactivates them: the webhook hears it, their refresh fails', async () => {
+    const target = await idp.user({ name: 'Needle Haystack' });
+    const tokens = await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: target.email, password: PASSWORD }));
+    await web.context.clearCookies();
+
+    await signInToConsole(web.page, await administrator());
+    await expect(web.page.locator('.figures').first().textContent()).resolves.toMatch(/People\s*100\d/);
+    await web.page.getByRole('link', { name: 'People' }).first().click();
+    await expect(web.page.getByRole('status').textContent()).resolves.toMatch(/^1–25 of 100\d$/);
+    await web.page.getByLabel('Name or e-mail contains').fill('needle');
+    await web.page.getByRole('button', { name: 'Search' }).click();
+    await expect(web.page.getByRole('status').textContent()).resolves.toBe('1–1 of 1');
+    await web.page.getByRole('link', { name: 'Needle Haystack' }).click();
+    await expect(heading(web.page)).resolves.toBe('Needle Haystack');
+
+    await web.page.getByRole('link', { name: 'Deactivate' }).click();
+    await expect(heading(web.page)).resolves.toBe('Deactivate Needle Haystack?');
+    await web.page.getByRole('button', { name: 'Deactivate' }).click();
+    await expect(web.page.getByRole('status').textContent()).resolves.toContain('Deactivated');
+    await expect(web.page.locator('.lead').textContent()).resolves.toContain('Deactivated');
+    const heard = await eventually('the webhook of the deactivation', async () =>
+      webhooks.received.map((hit) => JSON.parse(hit.raw.toString())).find((body) => body.event_type === 'user_deactivated'),
+    );
+    expect(heard.data.user_id).toBe(target.uuid);
+    const app = idp.apps.wiki!;
+    const refresh = await postToken(idp.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
+    const audit = await idp.store.audit.list({ user: target.uuid, action: 'user.updated' }, { offset: 0, limit: 5 });
+    expect(audit.rows[0]?.actor_type).toBe('user'); // the administrator, not an API token
+  });
+
+  test("removing a person's second factors and signing another out everywhere, each after its confirmation", async () => {
+    const lost = await idp.user({ name: 'Lost Phone' });
+    const row = (await idp.store.users.findById(lost.pk))!;
+    const secret = (await pendingTotpSecret(idp.store, row, idp.settings.secrets.key, true))!;
+    await confirmTotp(idp.store, lost.pk, totpCode(secret, Date.now() - 30_000), idp.settings.secrets.key);
+    const roaming = await idp.user({ name: 'Roaming Person' });
+    const tokens = await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: roaming.email, password: PASSWORD }));
+    await web.context.clearCookies();
+
+    await signInToConsole(web.page, await administrator());
+    await web.page.goto(`${idp.url}/admin/users/${lost.pk}/`);
+    await confirm(web.page, 'Remove second factors');
+    await expect(web.page.getByRole('status').textContent()).resolves.toContain('Their second factors were removed');
+    await expect(hasTotp(idp.store, lost.pk)).resolves.toBe(false);
+
+    await web.page.goto(`${idp.url}/admin/users/${roaming.pk}/`);
+    await confirm(web.page, 'Sign out everywhere');
+    await expect(web.page.getByRole('status').textContent()).resolves.toContain('Signed out everywhere');
+    const app = idp.apps.wiki!;
+    const refresh = await postToken(idp.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
+  });
+
+  test('a non-member gets a 403 page; a member without a second factor must enrol one; a forged post changes nothing', async () => {
+    const outsider = await idp.user();
+    await web.page.goto(`${idp.url}/admin/`);
+    await enterEmail(web.page, outsider.email);
+    await enterPassword(web.page, PASSWORD);
+    await expect(heading(web.page)).resolves.toBe('Set up two-step verification'); // the console's client requires one
+    await web.context.clearCookies();
+
+    // A non-member with a second factor: past the sign-in, refused by the console.
+    const stranger = await idp.user();
+    const row = (await idp.store.users.findById(stranger.pk))!;
+    const secret = (await pendingTotpSecret(idp.store, row, idp.settings.secrets.key, true))!;
+    await confirmTotp(idp.store, stranger.pk, totpCode(secret, Date.now() - 30_000), idp.settings.secrets.key);
+    const response = await web.page.goto(`${idp.url}/admin/`);
+    await enterEmail(web.page, stranger.email);
+    await enterPassword(web.page, PASSWORD);
+    await enterCode(web.page, totpCode(secret));
+    await expect(heading(web.page)).resolves.toBe('You cannot use the admin console');
+    expect(response).not.toBeNull();
+    await web.context.clearCookies();
+
+    const victim = await idp.user();
+    await signInToConsole(web.page, await administrator());
+    const forged = await web.page.request.post(`${idp.url}/admin/users/${victim.pk}/deactivate`, { form: { csrf: 'not-the-token' } });
+    expect(forged.status()).toBe(403);
+    expect((await idp.store.users.findById(victim.pk))!.is_active).toBe(true);
+  });
+
+  test('axe-core finds no serious or critical problem on any page, light or dark; each page is kept as a screenshot', async () => {
+    const someone = await idp.user({ name: 'Axe Subject' });
+    await signInToConsole(web.page, await administrator());
+    const pages = {
+      overview: '/admin/',
+      people: '/admin/users/?q=crowd',
+      person: `/admin/users/${someone.pk}/`,
+      confirm: `/admin/users/${someone.pk}/confirm/deactivate`,
+    };
+    for (const colorScheme of ['light', 'dark'] as const) {
+      // The pages' CSP allows no injected script: axe runs in a context that bypasses it, with the console's cookies.
+      const context = await web.browser.newContext({ bypassCSP: true, colorScheme, viewport: { width: 390, height: 844 } });
+      await context.addCookies(await web.context.cookies());
+      const page = await context.newPage();
+      for (const [name, pathname] of Object.entries(pages)) {
+        await page.goto(`${idp.url}${pathname}`);
+        await page.addScriptTag({ content: AXE });
+        const violations = await page.evaluate(async () => {
+          const found = await (
+            window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string }> }> } }
+          ).axe.run();
+          return found.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((v) => v.id);
+        });
+        expect({ name, colorScheme, violations }).toEqual({ name, colorScheme, violations: [] });
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect({ name, overflow: overflow <= 0 }).toEqual({ name, overflow: true });
+        await page.screenshot({ path: path.join(SCREENSHOTS, `admin-${name}-${colorScheme}.png`), fullPage: true });
+      }
+      await context.close();
+    }
+  });
+});
