@@ -165,7 +165,14 @@ export async function startService(settings: Settings, options: ServiceOptions =
     const readiness: ReadinessCheck[] = background ? [{ name: 'redis', check: () => background.ping() }] : [];
     if (background) warnWhenRedisIsAway(readiness[0]!, logger);
 
-    const portalParts = { store, settings, limits: infrastructure.limits, sendMail: infrastructure.sendMail, providers: oidc.providers };
+    const portalParts = {
+      store,
+      settings,
+      limits: infrastructure.limits,
+      sendMail: infrastructure.sendMail,
+      enqueue: background?.enqueue,
+      providers: oidc.providers,
+    };
     const app = createApp({
       settings,
       store,

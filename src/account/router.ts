@@ -11,6 +11,7 @@ import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import type { SendMail } from '../domain/mail.js';
+import type { Enqueue } from '../domain/deliveries.js';
 import { relyingPartyOf } from '../domain/passkeys.js';
 import { sealer } from './seal.js';
 import { parseForm } from '../http/forms.js';
@@ -38,6 +39,7 @@ export interface AccountParts {
   settings: Settings;
   limits: RateLimits;
   sendMail: SendMail;
+  enqueue?: Enqueue;
   logger?: Logger;
   /** The providers by client_id, as the key rotation keeps them current. */
   providers: { byClientId: Map<string, { app: { name: string }; provider: Provider }> };

@@ -5,6 +5,7 @@ import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import type { SendMail } from '../domain/mail.js';
+import type { Enqueue } from '../domain/deliveries.js';
 import type { RelyingParty } from '../domain/passkeys.js';
 import type { AccountCookies } from './account-cookie.js';
 import type { Portal } from './portal.js';
@@ -16,6 +17,8 @@ export interface AccountDeps {
   settings: Settings;
   limits: RateLimits;
   sendMail: SendMail;
+  /** The deliveries' producer (the console's redeliver); absent when the process runs no queue. */
+  enqueue?: Enqueue;
   logger?: Logger;
   rp: RelyingParty;
   cookies: AccountCookies;

@@ -6,7 +6,7 @@
  */
 import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
-import { renderPage } from '../pages/render-page.js';
+import { renderConfirmation } from './frame.js';
 import { PageError } from '../errors.js';
 import { updateUser } from '../domain/users.js';
 import { changeCredentials } from '../domain/credential-changes.js';
@@ -99,11 +99,7 @@ export function confirmAction(deps: AccountDeps) {
   return async function confirmAction(ctx: Context) {
     const action = actionOf(ctx);
     const user = await userOfPath(deps, ctx.params.pk);
-    renderPage(ctx, 'admin-confirm', {
-      title: `${action.button} · Admin console`,
-      wide: true,
-      admin: ctx.state.account.user,
-      csrf: ctx.state.account.csrf,
+    renderConfirmation(ctx, 'users', {
       heading: action.question(user),
       explain: action.explain,
       button: action.button,

@@ -13,16 +13,7 @@ import { listAudit } from '../domain/audit-view.js';
 import { hasTotp } from '../domain/totp.js';
 import { hasPassword } from '../domain/passwords.js';
 import { ACCOUNT_CLIENT_ID, ADMIN_CLIENT_ID } from '../domain/account-client.js';
-
-export const PAGE_SIZE = 25;
-
-/** What the console's layout needs on every page. */
-const frame = (ctx: AccountContext, title: string) => ({
-  title: `${title} · Admin console`,
-  wide: true,
-  admin: ctx.state.account.user,
-  csrf: ctx.state.account.csrf,
-});
+import { frame, PAGE_SIZE } from './frame.js';
 
 const days = (from: Date) => Math.floor((Date.now() - from.getTime()) / 86_400_000);
 
@@ -41,7 +32,9 @@ export function showOverview(deps: AccountDeps) {
       deps.store.signingKeys.list(),
     ]);
     renderPage(ctx, 'admin-overview', {
-      ...frame(ctx, 'Overview'),
+      ...frame(ctx, 'Overview', 'overview'),
+      notice:
+        ctx.query.notice === 'rotated' ? 'New signing keys were made; the service signs with them from its next key reload.' : undefined,
       people: { total: everyone.total, active: active.total },
       today: { signIns: signIns.total, failures: failures.total },
       deliveries: { failed: failed.total, pending: pending.total },
@@ -59,7 +52,7 @@ export function showUsers(deps: AccountDeps) {
     const found = await listUsers(deps.store, query ? { search: query } : {}, { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
     const link = (to: number) => `/admin/users/?${new URLSearchParams({ ...(query ? { q: query } : {}), page: String(to) })}`;
     renderPage(ctx, 'admin-users', {
-      ...frame(ctx, 'People'),
+      ...frame(ctx, 'People', 'users'),
       query,
       total: found.total,
       users: found.results,
@@ -86,6 +79,9 @@ export async function userOfPath(deps: AccountDeps, pk: unknown) {
 }
 
 export const NOTICES: Record<string, string> = {
+  created: 'The person was added.',
+  saved: 'Saved.',
+  unlinked: 'The link was removed: signing in there no longer signs them in here until they link it again.',
   deactivated: 'Deactivated: their sessions and tokens ended, and the applications were told.',
   reactivated: 'Reactivated: they can sign in again.',
   'second-factors-reset':
@@ -97,22 +93,25 @@ export const NOTICES: Record<string, string> = {
 export function showUser(deps: AccountDeps) {
   return async function showUser(ctx: AccountContext & { params: Record<string, string> }) {
     const row = await userOfPath(deps, ctx.params.pk);
-    const [user, totp, password, passkeys, clients, history] = await Promise.all([
+    const [user, totp, password, passkeys, clients, history, links] = await Promise.all([
       getUser(deps.store, row.id),
       hasTotp(deps.store, row.id),
       hasPassword(deps.store, row.id),
       deps.store.passkeys.listForUser(row.id),
       deps.store.oidcPayloads.grantedClients(row.uuid, new Date()),
       listAudit(deps.store, { user: row.uuid }, { offset: 0, limit: 20 }),
+      deps.store.sourceLinks.listForUser(row.id),
     ]);
+    const sourceName = (slug: string) => deps.settings.sources.find((source) => source.slug === slug)?.name ?? slug;
     const link = ctx.state.recoveryLink as string | undefined;
     const notice = link ? NOTICES['recovery-link'] : typeof ctx.query.notice === 'string' ? NOTICES[ctx.query.notice] : undefined;
     renderPage(ctx, 'admin-user', {
-      ...frame(ctx, user.name),
+      ...frame(ctx, user.name, 'users'),
       user,
       totp,
       password,
       passkeys: passkeys.length,
+      sources: links.map((link) => ({ slug: link.source, name: sourceName(link.source), subject: link.subject })),
       apps: clients.filter((id) => id !== ACCOUNT_CLIENT_ID && id !== ADMIN_CLIENT_ID).map((id) => deps.appName(id) ?? id),
       history: history.results.map((entry) => ({ ...entry, at: entry.at.slice(0, 19).replace('T', ' ') })),
       notice,

@@ -20,6 +20,12 @@ import type { AccountDeps } from '../account/state.js';
 import { checkForm, requireAdministrator } from './guard.js';
 import { showOverview, showUser, showUsers } from './pages.js';
 import { confirmAction, runAction } from './actions.js';
+import { editPerson, newPerson, submitEdit, submitPerson, submitUnlink } from './people.js';
+import { changeGroup, confirmGroupDelete, showGroup, showGroups, submitGroup } from './groups.js';
+import { showApplication, showApplications } from './applications.js';
+import { redeliverDelivery, showDeliveries, showDelivery } from './deliveries.js';
+import { exportAudit, showAudit } from './audit.js';
+import { confirmRevoke, confirmRotation, showTokens, submitRevoke, submitRotation, submitToken } from './tokens.js';
 
 export function adminMiddleware(parts: AccountParts): Middleware {
   const { settings, providers } = parts;
@@ -39,11 +45,39 @@ export function adminMiddleware(parts: AccountParts): Middleware {
   const page = [loadAccountSession(deps), requireAdministrator(deps)] as Middleware[];
   const form = [parseForm() as Middleware, ...page, checkForm(deps) as Middleware];
   router.get('/callback', accountCallback(deps) as Middleware);
-  router.get('/', ...page, showOverview(deps) as Middleware);
-  router.get('/users/', ...page, showUsers(deps) as Middleware);
-  router.get('/users/:pk/', ...page, showUser(deps) as unknown as Middleware);
-  router.get('/users/:pk/confirm/:action', ...page, confirmAction(deps) as unknown as Middleware);
-  router.post('/users/:pk/:action', ...form, runAction(deps) as unknown as Middleware);
+  // Handlers called as (ctx) only: some take what to show as a second argument.
+  const only =
+    (handler: (ctx: any) => unknown): Middleware =>
+    async (ctx) =>
+      void (await handler(ctx));
+  router.get('/', ...page, only(showOverview(deps)));
+  router.get('/keys/confirm-rotate', ...page, only(confirmRotation()));
+  router.post('/keys/rotate', ...form, only(submitRotation(deps)));
+  router.get('/users/', ...page, only(showUsers(deps)));
+  router.get('/users/new', ...page, only(newPerson()));
+  router.post('/users/', ...form, only(submitPerson(deps)));
+  router.get('/users/:pk/', ...page, only(showUser(deps)));
+  router.get('/users/:pk/edit', ...page, only(editPerson(deps)));
+  router.post('/users/:pk/edit', ...form, only(submitEdit(deps)));
+  router.post('/users/:pk/unlink-source', ...form, only(submitUnlink(deps)));
+  router.get('/users/:pk/confirm/:action', ...page, only(confirmAction(deps)));
+  router.post('/users/:pk/:action', ...form, only(runAction(deps)));
+  router.get('/groups/', ...page, only(showGroups(deps)));
+  router.post('/groups/', ...form, only(submitGroup(deps)));
+  router.get('/groups/:pk/', ...page, only(showGroup(deps)));
+  router.get('/groups/:pk/confirm-delete', ...page, only(confirmGroupDelete(deps)));
+  router.post('/groups/:pk/:change', ...form, only(changeGroup(deps)));
+  router.get('/applications/', ...page, only(showApplications(deps)));
+  router.get('/applications/:slug/', ...page, only(showApplication(deps)));
+  router.get('/deliveries/', ...page, only(showDeliveries(deps)));
+  router.get('/deliveries/:id/', ...page, only(showDelivery(deps)));
+  router.post('/deliveries/:id/redeliver', ...form, only(redeliverDelivery(deps)));
+  router.get('/audit/', ...page, only(showAudit(deps)));
+  router.get('/audit/export.csv', ...page, only(exportAudit(deps)));
+  router.get('/tokens/', ...page, only(showTokens(deps)));
+  router.post('/tokens/', ...form, only(submitToken(deps)));
+  router.get('/tokens/:id/confirm-revoke', ...page, only(confirmRevoke(deps)));
+  router.post('/tokens/:id/revoke', ...form, only(submitRevoke(deps)));
   const bare: Middleware = async (ctx, next) => {
     if (ctx.path !== '/admin' || ctx.method !== 'GET') return next();
     ctx.status = 301;

@@ -172,14 +172,112 @@ describe.each(engines)('admin console (%s)', (engine) => {
     expect((await idp.store.users.findById(victim.pk))!.is_active).toBe(true);
   });
 
+  test('people and groups: a bad address shown in place and nothing made, a person added and edited, a group made, joined, renamed and deleted', async () => {
+    const taken = await idp.user();
+    await signInToConsole(web.page, await administrator());
+    await web.page.goto(`${idp.url}/admin/users/new`);
+    await web.page.getByLabel('Name', { exact: true }).fill('Grace Console');
+    await web.page.getByLabel('E-mail', { exact: true }).fill(taken.email);
+    await web.page.getByRole('button', { name: 'Add' }).click();
+    await expect(web.page.getByRole('alert').first().textContent()).resolves.toBe('Nothing was saved: see below.');
+    await expect(web.page.locator('#person-email-error').textContent()).resolves.toContain('already');
+    await expect(idp.store.users.findByEmail('grace.console@example.com')).resolves.toBeUndefined();
+    await web.page.getByLabel('E-mail', { exact: true }).fill('grace.console@example.com');
+    await web.page.getByRole('button', { name: 'Add' }).click();
+    await expect(web.page.locator('.notice').textContent()).resolves.toBe('The person was added.');
+    const grace = (await idp.store.users.findByEmail('grace.console@example.com'))!;
+    await web.page.getByRole('link', { name: 'Edit' }).click();
+    await web.page.getByLabel('Attributes (a JSON object)').fill('{"department": "Navy"}');
+    await web.page.getByRole('button', { name: 'Save' }).click();
+    await expect(web.page.locator('.notice').textContent()).resolves.toBe('Saved.');
+    expect((await idp.store.users.findById(grace.id))!.attributes).toEqual({ department: 'Navy' });
+
+    await web.page.goto(`${idp.url}/admin/groups/`);
+    await web.page.getByLabel('Name', { exact: true }).fill('console-crew');
+    await web.page.getByRole('button', { name: 'Create the group' }).click();
+    await expect(web.page.locator('.notice').textContent()).resolves.toBe('The group was created.');
+    await web.page.getByLabel('E-mail of the person').fill('grace.console@example.com');
+    await web.page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect(web.page.getByRole('region', { name: 'Members of console-crew' }).textContent()).resolves.toContain('Grace Console');
+    const joined = await eventually('the membership webhook', async () =>
+      webhooks.received
+        .map((hit) => JSON.parse(hit.raw.toString()))
+        .find((body) => body.event_type === 'group_membership_change' && body.data.group_name === 'console-crew'),
+    );
+    expect(joined.data).toMatchObject({ user_id: grace.uuid, action: 'added' });
+    await web.page.getByLabel('Name', { exact: true }).fill('console-crew-renamed');
+    await web.page.getByRole('button', { name: 'Rename' }).click();
+    await expect(heading(web.page)).resolves.toBe('console-crew-renamed');
+    await confirm(web.page, 'Delete the group');
+    await expect(web.page.locator('.notice').textContent()).resolves.toContain('The group was deleted');
+    await expect(idp.store.groups.findByName('console-crew-renamed')).resolves.toBeUndefined();
+  });
+
+  test('a failed delivery is sent again; the audit log filters and exports CSV; a token is made once and revoked; keys rotate', async () => {
+    const admin = await administrator();
+    webhooks.respond = () => 500;
+    const fails = await idp.user({ name: 'Delivery Fails' });
+    await idp.api(`/api/v3/core/users/${fails.pk}/`, { method: 'PATCH', json: { name: 'Delivery Fails Renamed' } });
+    const failed = await eventually(
+      'a failed delivery',
+      async () => (await idp.store.events.listDeliveries({ status: 'failed' }, { offset: 0, limit: 10 })).rows[0],
+    );
+    webhooks.respond = () => 200;
+
+    await signInToConsole(web.page, admin);
+    await web.page.goto(`${idp.url}/admin/deliveries/?status=failed`);
+    await web.page.getByRole('region', { name: 'Deliveries, newest first' }).getByRole('link').first().click();
+    await web.page.getByRole('button', { name: 'Send it again' }).click();
+    await expect(web.page.getByRole('status').textContent()).resolves.toContain('Sent again');
+    await eventually('redelivered', async () => (await idp.store.events.findDelivery(failed.id))?.status === 'delivered' || undefined);
+
+    await web.page.goto(`${idp.url}/admin/audit/?person=${encodeURIComponent(fails.email)}`);
+    await expect(web.page.getByRole('region', { name: 'Audit entries, newest first' }).textContent()).resolves.toContain('user.updated');
+    const csv = await web.page.request.get(`${idp.url}/admin/audit/export.csv?person=${encodeURIComponent(fails.email)}`);
+    expect(csv.headers()['content-type']).toContain('text/csv');
+    const rows = (await csv.text()).trim().split('\r\n');
+    expect(rows[0]).toBe('at,action,user,actor_type,actor,app,ip,user_agent,details');
+    expect(rows.slice(1).map((row) => row.split(',')[1])).toEqual(expect.arrayContaining(['user.updated', 'user.created']));
+
+    await web.page.goto(`${idp.url}/admin/tokens/`);
+    await web.page.getByLabel('Name (who or what uses it)').fill('console-made');
+    await web.page.getByLabel('users:read').check();
+    await web.page.getByRole('button', { name: 'Make the token' }).click();
+    const token = (await web.page.locator('code.link').textContent())!.trim();
+    expect((await fetch(`${idp.url}/api/v3/core/users/?page_size=1`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    await web.page.goto(`${idp.url}/admin/tokens/`);
+    await expect(web.page.locator('code.link').count()).resolves.toBe(0); // shown once
+    await web.page.getByRole('link', { name: 'Revoke console-made' }).click();
+    await web.page.getByRole('button', { name: 'Revoke the token' }).click();
+    await expect(web.page.getByRole('status').textContent()).resolves.toBe('The token was revoked.');
+    expect((await fetch(`${idp.url}/api/v3/core/users/?page_size=1`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(401);
+
+    const before = (await idp.store.signingKeys.list()).filter((key) => key.state === 'active').map((key) => key.kid);
+    await web.page.goto(`${idp.url}/admin/`);
+    await web.page.getByRole('link', { name: 'Rotate the signing keys' }).click();
+    await web.page.getByRole('button', { name: 'Rotate the keys' }).click();
+    await expect(web.page.getByRole('status').textContent()).resolves.toContain('New signing keys were made');
+    const after = (await idp.store.signingKeys.list()).filter((key) => key.state === 'active').map((key) => key.kid);
+    expect(after).not.toEqual(before);
+  });
+
   test('axe-core finds no serious or critical problem on any page, light or dark; each page is kept as a screenshot', async () => {
     const someone = await idp.user({ name: 'Axe Subject' });
     await signInToConsole(web.page, await administrator());
+    const group = (await createGroup(idp.store, { name: `axe-group-${Date.now()}` })).pk;
     const pages = {
       overview: '/admin/',
       people: '/admin/users/?q=crowd',
       person: `/admin/users/${someone.pk}/`,
+      'new-person': '/admin/users/new',
       confirm: `/admin/users/${someone.pk}/confirm/deactivate`,
+      groups: '/admin/groups/',
+      group: `/admin/groups/${group}/`,
+      applications: '/admin/applications/',
+      application: '/admin/applications/wiki/',
+      deliveries: '/admin/deliveries/',
+      audit: '/admin/audit/',
+      tokens: '/admin/tokens/',
     };
     for (const colorScheme of ['light', 'dark'] as const) {
       // The pages' CSP allows no injected script: axe runs in a context that bypasses it, with the console's cookies.
