@@ -22,7 +22,7 @@ export interface AccountFlow {
 export const safeReturn = (portal: Portal, path: unknown) =>
   typeof path === 'string' && path.startsWith(`${portal.path}/`) && /^[A-Za-z0-9/_-]*$/.test(path) ? path : `${portal.path}/`;
 
-export function startAccountSignIn(ctx: Context, deps: AccountDeps, options: { returnTo: string; fresh?: { loginHint: string } }) {
+export function startAccountSignIn(ctx: Context, deps: AccountDeps, options: { returnTo: string; fresh?: { loginHint?: string } }) {
   const base = deps.settings.issuer.base_url.replace(/\/$/, '');
   const flow: AccountFlow = {
     state: randomBytes(16).toString('base64url'),
@@ -38,7 +38,7 @@ export function startAccountSignIn(ctx: Context, deps: AccountDeps, options: { r
     state: flow.state,
     code_challenge: createHash('sha256').update(flow.verifier).digest('base64url'),
     code_challenge_method: 'S256',
-    ...(options.fresh ? { prompt: 'login', login_hint: options.fresh.loginHint } : {}),
+    ...(options.fresh ? { prompt: 'login', ...(options.fresh.loginHint ? { login_hint: options.fresh.loginHint } : {}) } : {}),
   }).toString();
   const https = base.startsWith('https:');
   if (https) ctx.cookies.secure = true;

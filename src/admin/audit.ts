@@ -1,7 +1,7 @@
 /**
- * The console's audit log: filtered by person (e-mail or id), action, application and time range, newest first, and
- * exported as CSV (the same filters, at most 10,000 rows; cells that a spreadsheet would run as a formula are
- * quoted with a leading apostrophe).
+ * The console's audit log: filtered by the person it is about and by who acted (e-mail or id), action, application
+ * and time range, newest first, and exported as CSV (the same filters, at most 10,000 rows; cells that a
+ * spreadsheet would run as a formula are quoted with a leading apostrophe).
  */
 import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
@@ -21,6 +21,7 @@ async function filterOf(
 ): Promise<{ filter: AuditFilter; problem?: string; values: Record<string, string> }> {
   const values = {
     person: queryText(ctx, 'person', 254),
+    by: queryText(ctx, 'by', 254),
     action: queryText(ctx, 'action'),
     app: queryText(ctx, 'app'),
     from: queryText(ctx, 'from'),
@@ -34,6 +35,8 @@ async function filterOf(
     // A deleted person is still in the trail by id.
     filter.user = user?.uuid ?? (UUID.test(values.person) ? values.person : '00000000-0000-0000-0000-000000000000');
   }
+  // Who acted: a person by e-mail (their id), else an id as given (a person's, an API token's).
+  if (values.by) filter.actor = values.by.includes('@') ? ((await deps.store.users.findByEmail(values.by))?.uuid ?? values.by) : values.by;
   if (values.action && isAuditAction(values.action)) filter.action = values.action;
   if (values.app) filter.app = values.app;
   if (DAY.test(values.from)) filter.since = new Date(`${values.from}T00:00:00Z`);
@@ -63,7 +66,8 @@ export function showAudit(deps: AccountDeps) {
             id: 'filter',
             button: 'Filter',
             fields: [
-              { name: 'person', label: 'Person (e-mail or id)', value: values.person },
+              { name: 'person', label: 'About (e-mail or id)', value: values.person },
+              { name: 'by', label: 'By (e-mail, or a token id)', value: values.by },
               {
                 name: 'action',
                 label: 'Action',

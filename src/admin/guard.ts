@@ -21,6 +21,17 @@ export async function isAdministrator(store: Store, user: UserRow, group: string
   return Boolean(found?.groups.includes(await store.groups.comparableName(group)));
 }
 
+/**
+ * The console's session starts with a sign-in of its own (prompt=login: the password and second factor again, even
+ * inside a single sign-on session of another application), and again once it has been idle too long.
+ */
+export function startFresh(deps: AccountDeps) {
+  return async function startFresh(ctx: AccountContext, next: Next) {
+    if (ctx.method === 'GET' && !deps.cookies.read(ctx)) return startAccountSignIn(ctx, deps, { returnTo: ctx.path, fresh: {} });
+    return next();
+  };
+}
+
 export function requireAdministrator(deps: AccountDeps) {
   const { admin } = deps.settings;
   return async function requireAdministrator(ctx: AccountContext, next: Next) {

@@ -13,6 +13,7 @@ import { listAudit } from '../domain/audit-view.js';
 import { hasTotp } from '../domain/totp.js';
 import { hasPassword } from '../domain/passwords.js';
 import { ACCOUNT_CLIENT_ID, ADMIN_CLIENT_ID } from '../domain/account-client.js';
+import { listSessions } from '../domain/logout.js';
 import { frame, PAGE_SIZE } from './frame.js';
 
 const days = (from: Date) => Math.floor((Date.now() - from.getTime()) / 86_400_000);
@@ -81,6 +82,7 @@ export async function userOfPath(deps: AccountDeps, pk: unknown) {
 export const NOTICES: Record<string, string> = {
   created: 'The person was added.',
   saved: 'Saved.',
+  'session-ended': 'That session ended; its applications were told.',
   unlinked: 'The link was removed: signing in there no longer signs them in here until they link it again.',
   deactivated: 'Deactivated: their sessions and tokens ended, and the applications were told.',
   reactivated: 'Reactivated: they can sign in again.',
@@ -93,7 +95,7 @@ export const NOTICES: Record<string, string> = {
 export function showUser(deps: AccountDeps) {
   return async function showUser(ctx: AccountContext & { params: Record<string, string> }) {
     const row = await userOfPath(deps, ctx.params.pk);
-    const [user, totp, password, passkeys, clients, history, links] = await Promise.all([
+    const [user, totp, password, passkeys, clients, history, links, sessions] = await Promise.all([
       getUser(deps.store, row.id),
       hasTotp(deps.store, row.id),
       hasPassword(deps.store, row.id),
@@ -101,7 +103,9 @@ export function showUser(deps: AccountDeps) {
       deps.store.oidcPayloads.grantedClients(row.uuid, new Date()),
       listAudit(deps.store, { user: row.uuid }, { offset: 0, limit: 20 }),
       deps.store.sourceLinks.listForUser(row.id),
+      listSessions(deps.store, row.uuid),
     ]);
+    const shown = (clientId: string) => clientId !== ACCOUNT_CLIENT_ID && clientId !== ADMIN_CLIENT_ID;
     const sourceName = (slug: string) => deps.settings.sources.find((source) => source.slug === slug)?.name ?? slug;
     const link = ctx.state.recoveryLink as string | undefined;
     const notice = link ? NOTICES['recovery-link'] : typeof ctx.query.notice === 'string' ? NOTICES[ctx.query.notice] : undefined;
@@ -111,6 +115,16 @@ export function showUser(deps: AccountDeps) {
       totp,
       password,
       passkeys: passkeys.length,
+      sessions: sessions.map((session) => ({
+        id: session.id,
+        at: session.signedInAt ? session.signedInAt.toISOString().slice(0, 16).replace('T', ' ') : 'unknown',
+        how: session.amr.join(' + ') || 'unknown',
+        apps:
+          session.clients
+            .filter(shown)
+            .map((id) => deps.appName(id) ?? id)
+            .join(', ') || 'no application',
+      })),
       sources: links.map((link) => ({ slug: link.source, name: sourceName(link.source), subject: link.subject })),
       apps: clients.filter((id) => id !== ACCOUNT_CLIENT_ID && id !== ADMIN_CLIENT_ID).map((id) => deps.appName(id) ?? id),
       history: history.results.map((entry) => ({ ...entry, at: entry.at.slice(0, 19).replace('T', ' ') })),

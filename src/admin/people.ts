@@ -10,6 +10,7 @@ import { ValidationError } from '../errors.js';
 import { createUser, getUser, updateUser, type CreateUser } from '../domain/users.js';
 import { inviteUser } from '../domain/invitations.js';
 import { unlinkSource } from '../domain/source-links.js';
+import { endOneSession } from '../domain/logout.js';
 import { validateBody } from '../api/validate.js';
 import { userCreate, userPatch } from '../api/schemas.js';
 import { renderConsole } from './frame.js';
@@ -184,5 +185,14 @@ export function submitUnlink(deps: AccountDeps) {
     await unlinkSource(deps.store, row.id, formField(ctx, 'source')).catch(() => undefined); // gone already: nothing to do
     ctx.status = 303;
     ctx.redirect(`/admin/users/${row.id}/?notice=unlinked`);
+  };
+}
+
+export function submitEndSession(deps: AccountDeps) {
+  return async function submitEndSession(ctx: Context) {
+    const row = await userOfPath(deps, ctx.params.pk);
+    await endOneSession(deps.store, row.uuid, formField(ctx, 'session')); // already ended: nothing to do
+    ctx.status = 303;
+    ctx.redirect(`/admin/users/${row.id}/?notice=session-ended`);
   };
 }

@@ -17,10 +17,10 @@ import { accountCallback } from '../account/callback.js';
 import { ADMIN_PORTAL } from '../account/portal.js';
 import type { AccountParts } from '../account/router.js';
 import type { AccountDeps } from '../account/state.js';
-import { checkForm, requireAdministrator } from './guard.js';
+import { checkForm, requireAdministrator, startFresh } from './guard.js';
 import { showOverview, showUser, showUsers } from './pages.js';
 import { confirmAction, runAction } from './actions.js';
-import { editPerson, newPerson, submitEdit, submitPerson, submitUnlink } from './people.js';
+import { editPerson, newPerson, submitEdit, submitEndSession, submitPerson, submitUnlink } from './people.js';
 import { changeGroup, confirmGroupDelete, showGroup, showGroups, submitGroup } from './groups.js';
 import { showApplication, showApplications } from './applications.js';
 import { redeliverDelivery, showDeliveries, showDelivery } from './deliveries.js';
@@ -42,7 +42,7 @@ export function adminMiddleware(parts: AccountParts): Middleware {
     ...seals,
   };
   const router = new Router({ prefix: '/admin', strict: false });
-  const page = [loadAccountSession(deps), requireAdministrator(deps)] as Middleware[];
+  const page = [startFresh(deps), loadAccountSession(deps), requireAdministrator(deps)] as Middleware[];
   const form = [parseForm() as Middleware, ...page, checkForm(deps) as Middleware];
   router.get('/callback', accountCallback(deps) as Middleware);
   // Handlers called as (ctx) only: some take what to show as a second argument.
@@ -60,6 +60,7 @@ export function adminMiddleware(parts: AccountParts): Middleware {
   router.get('/users/:pk/edit', ...page, only(editPerson(deps)));
   router.post('/users/:pk/edit', ...form, only(submitEdit(deps)));
   router.post('/users/:pk/unlink-source', ...form, only(submitUnlink(deps)));
+  router.post('/users/:pk/end-session', ...form, only(submitEndSession(deps)));
   router.get('/users/:pk/confirm/:action', ...page, only(confirmAction(deps)));
   router.post('/users/:pk/:action', ...form, only(runAction(deps)));
   router.get('/groups/', ...page, only(showGroups(deps)));

@@ -157,3 +157,52 @@ export async function revokeApplicationAccess(tx: Store, userUuid: string, clien
     grants.filter((grant) => revoked.has(grant.client_id)),
   );
 }
+
+/** A live browser session of the user, as the admin console lists it. */
+export interface SessionView {
+  /** The engine's session id (the row's id). */
+  id: string;
+  signedInAt: Date | null;
+  amr: string[];
+  clients: string[];
+  expiresAt: Date | null;
+}
+
+export async function listSessions(store: Store, userUuid: string, now = new Date()): Promise<SessionView[]> {
+  const rows = await store.oidcPayloads.findByAccount('Session', userUuid, now);
+  return rows
+    .map((row) => ({
+      id: row.id,
+      signedInAt: typeof row.payload.loginTs === 'number' ? new Date(row.payload.loginTs * 1000) : null,
+      amr: Array.isArray(row.payload.amr) ? (row.payload.amr as unknown[]).map(String) : [],
+      clients: participantsOf(row.payload).authorizations.map(({ client_id }) => client_id),
+      expiresAt: row.expires_at,
+    }))
+    .sort((a, b) => (b.signedInAt?.getTime() ?? 0) - (a.signedInAt?.getTime() ?? 0));
+}
+
+/**
+ * Ends one browser session of the user (the admin console): the session, its grants and their tokens end in one
+ * transaction, and each of its applications hears a backchannel logout with the sid it saw there. The user's other
+ * sessions stay. False when the session is not (or no longer) theirs.
+ */
+export async function endOneSession(store: Store, userUuid: string, sessionId: string): Promise<boolean> {
+  return store.transaction(async (tx) => {
+    const session = (await tx.oidcPayloads.findByAccount('Session', userUuid, new Date())).find((row) => row.id === sessionId);
+    if (!session) return false;
+    const { authorizations } = participantsOf(session.payload);
+    for (const { grant_id } of authorizations) {
+      if (!grant_id) continue;
+      await tx.oidcPayloads.revokeByGrantId(grant_id);
+      await tx.oidcPayloads.destroy('Grant', grant_id);
+    }
+    await tx.oidcPayloads.destroy('Session', session.id);
+    await emitBackchannelLogout(
+      tx,
+      userUuid,
+      authorizations.map(({ client_id, sid }) => (sid ? { client_id, sid } : { client_id })),
+    );
+    await audit(tx, 'logout', { user: userUuid, details: { clients: authorizations.map(({ client_id }) => client_id), session: 'one' } });
+    return true;
+  });
+}

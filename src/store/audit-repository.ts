@@ -21,6 +21,7 @@ export function auditRepository(db: Kysely<Tables>): AuditRepository {
     let query = db.selectFrom('audit_events');
     if (filter.user !== undefined)
       query = UUID.test(filter.user) ? query.where('user_uuid', '=', filter.user) : query.where(({ lit }) => lit(false));
+    if (filter.actor !== undefined) query = query.where('actor', '=', filter.actor);
     if (filter.app !== undefined) query = query.where('app', '=', filter.app);
     if (filter.action !== undefined) query = query.where('action', '=', filter.action);
     if (filter.since !== undefined) query = query.where('at', '>=', filter.since);

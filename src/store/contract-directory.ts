@@ -27,6 +27,8 @@ export interface NewAuditEvent {
 
 export interface AuditFilter {
   user?: string;
+  /** Who acted: a user's uuid, an API token's id (the audit entry's actor). */
+  actor?: string;
   app?: string;
   action?: string;
   /** Inclusive bounds on `at`. */

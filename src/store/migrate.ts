@@ -18,6 +18,7 @@ import * as signingAlgorithms from './migrations/0015_signing_algorithms.js';
 import * as sourceLinks from './migrations/0016_source_links.js';
 import * as scim from './migrations/0017_scim.js';
 import * as invitations from './migrations/0018_invitations.js';
+import * as auditActor from './migrations/0019_audit_actor.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   '0016_source_links': sourceLinks,
   '0017_scim': scim,
   '0018_invitations': invitations,
+  '0019_audit_actor': auditActor,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -23,6 +23,7 @@ import { startCredentialsServer, type CredentialsServer } from '../credentials/c
 import { enterCode, enterEmail, enterPassword, heading } from '../credentials/flow.js';
 import { confirmTotp, hasTotp, pendingTotpSecret } from '../../src/domain/totp.js';
 import { changeGroupMembership, createGroup } from '../../src/domain/groups.js';
+import { sealer } from '../../src/account/seal.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SCREENSHOTS = path.resolve('var/test/screenshots');
@@ -259,6 +260,49 @@ describe.each(engines)('admin console (%s)', (engine) => {
     await expect(web.page.getByRole('status').textContent()).resolves.toContain('New signing keys were made');
     const after = (await idp.store.signingKeys.list()).filter((key) => key.state === 'active').map((key) => key.kid);
     expect(after).not.toEqual(before);
+  });
+
+  test("a person's sessions one by one; the audit log by who acted; the console's idle and absolute limits", async () => {
+    const traveller = await idp.user({ name: 'Two Browsers' });
+    const other = await web.browser.newContext();
+    const otherPage = await other.newPage();
+    const [first, second] = [
+      await tokensOf(await runFlow(otherPage, idp.apps.wiki!, { email: traveller.email, password: PASSWORD })),
+      await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: traveller.email, password: PASSWORD })),
+    ];
+    await other.close();
+    await web.context.clearCookies();
+    const admin = await administrator();
+    await signInToConsole(web.page, admin);
+    await web.page.goto(`${idp.url}/admin/users/${traveller.pk}/`);
+    const sessions = web.page.getByRole('region', { name: 'Sessions' });
+    await expect(sessions.getByRole('button', { name: /^End the session/ }).count()).resolves.toBe(2);
+    await sessions
+      .getByRole('button', { name: /^End the session/ })
+      .first()
+      .click();
+    await expect(web.page.locator('.notice').textContent()).resolves.toContain('That session ended');
+    await expect(sessions.getByRole('button', { name: /^End the session/ }).count()).resolves.toBe(1);
+    const app = idp.apps.wiki!;
+    const refresh = (token: string) =>
+      postToken(idp.url, { grant_type: 'refresh_token', refresh_token: token, client_id: app.client_id, client_secret: app.client_secret });
+    const answers = [(await refresh(first.refresh_token!)).status, (await refresh(second.refresh_token!)).status].sort();
+    expect(answers).toEqual([200, 400]); // the session ended, the other browser's still refreshes
+
+    await web.page.goto(`${idp.url}/admin/audit/?by=${encodeURIComponent(admin.email)}&action=logout`);
+    await expect(web.page.getByRole('region', { name: 'Audit entries, newest first' }).textContent()).resolves.toContain(traveller.uuid);
+
+    // Past admin.absolute_seconds (the cookie says when the console session began), and past its idle limit.
+    const seals = sealer(idp.settings.secrets.key);
+    const cookie = (await web.context.cookies()).find((candidate) => candidate.name === 'idp_admin')!;
+    const value = seals.unseal<{ sid: string; sub: string; since: number }>('idp_admin', cookie.value)!;
+    const replace = async (sealed: string) => web.context.addCookies([{ ...cookie, value: sealed }]);
+    await replace(seals.seal('idp_admin', { ...value, since: Date.now() - 13 * 3600_000 }, 600));
+    await web.page.goto(`${idp.url}/admin/`);
+    expect(new URL(web.page.url()).pathname).toMatch(/^\/if\/flow\/admin\//); // signing in again, not the overview
+    await replace(seals.seal('idp_admin', value, -1));
+    await web.page.goto(`${idp.url}/admin/`);
+    await expect(heading(web.page)).resolves.toBe('Sign in'); // a fresh sign-in, whatever single sign-on session there is
   });
 
   test('axe-core finds no serious or critical problem on any page, light or dark; each page is kept as a screenshot', async () => {

@@ -1,6 +1,7 @@
 /**
  * DirectoryRepository: conditions answered in SQL (every kind, every comparison, related rows), pages and totals,
- * memberships with names, users by uuid, external ids kept on users and groups, a group's updated_at.
+ * memberships with names, users by uuid, external ids kept on users and groups, a group's updated_at; the audit
+ * trail's filters (by actor, subject and action).
  */
 import type { Condition, Store } from '../../../src/store/contract.js';
 import { useDatabase, user, type Open } from './fixture.js';
@@ -50,6 +51,19 @@ export function runDirectoryConformance(open: Open): void {
       ['related name', { kind: 'compare', field: 'group.name', op: 'eq', value: 'staff' }, ['ann', 'ben']],
     ])('%s', async (_name, where, expected) => {
       expect(await names(where)).toEqual(expected);
+    });
+
+    test('the audit trail filtered by who acted, by whom it was about and by action, newest first', async () => {
+      const actor = '11111111-2222-4333-8444-555555555555';
+      const about = (await store.users.findById(ids.ann!))!.uuid;
+      await store.audit.record({ action: 'user.updated', actor_type: 'user', actor, user_uuid: about });
+      await store.audit.record({ action: 'user.updated', actor_type: 'api_token', actor: 'token-1', user_uuid: about });
+      await store.audit.record({ action: 'group.created', actor_type: 'user', actor });
+      const page = { offset: 0, limit: 10 };
+      expect((await store.audit.list({ actor }, page)).rows.map((row) => row.action)).toEqual(['group.created', 'user.updated']);
+      expect((await store.audit.list({ actor, user: about }, page)).total).toBe(1);
+      expect((await store.audit.list({ actor: 'token-1', action: 'user.updated' }, page)).rows[0]).toMatchObject({ actor_type: 'api_token' });
+      expect((await store.audit.list({ actor: 'nobody' }, page)).total).toBe(0);
     });
 
     test('and, or, not', async () => {
