@@ -1,25 +1,31 @@
 /**
- * The console's delivery log: webhooks, backchannel logouts and outbound SCIM, filtered by application and status; a
- * delivery's attempts; and a failed one sent again (the API's redeliver: the same event id, a fresh try).
+ * The console's delivery log: webhooks, backchannel logouts and outbound SCIM, filtered by application, kind and
+ * status; a delivery's attempts; and a failed one sent again (the API's redeliver: the same event id, a fresh try).
  */
 import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
 import { PageError } from '../errors.js';
 import { getDelivery, listDeliveries, redeliver } from '../domain/deliveries.js';
-import type { DeliveryStatus } from '../store/contract.js';
+import type { DeliveryKind, DeliveryStatus } from '../store/contract.js';
 import { pageOf, paging, queryText, renderConsole } from './frame.js';
 
 type Context = AccountContext & { params: Record<string, string> };
 
 const STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+const KINDS: DeliveryKind[] = ['webhook', 'backchannel', 'scim'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function showDeliveries(deps: AccountDeps) {
   return async function showDeliveries(ctx: AccountContext) {
     const app = queryText(ctx, 'app');
     const status = STATUSES.find((candidate) => candidate === queryText(ctx, 'status'));
+    const kind = KINDS.find((candidate) => candidate === queryText(ctx, 'kind'));
     const { offset, limit } = pageOf(ctx);
-    const found = await listDeliveries(deps.store, { ...(app ? { app } : {}), ...(status ? { status } : {}) }, { offset, limit });
+    const found = await listDeliveries(
+      deps.store,
+      { ...(app ? { app } : {}), ...(status ? { status } : {}), ...(kind ? { kind } : {}) },
+      { offset, limit },
+    );
     const pages = paging(ctx, '/admin/deliveries/', found.total, found.results.length);
     const option = (value: string, label = value) => ({ value, label });
     renderConsole(ctx, 'deliveries', {

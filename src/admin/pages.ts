@@ -82,6 +82,7 @@ export async function userOfPath(deps: AccountDeps, pk: unknown) {
 export const NOTICES: Record<string, string> = {
   created: 'The person was added.',
   saved: 'Saved.',
+  'password-set': 'The password was set: their sessions ended, and they were told by e-mail.',
   'session-ended': 'That session ended; its applications were told.',
   unlinked: 'The link was removed: signing in there no longer signs them in here until they link it again.',
   deactivated: 'Deactivated: their sessions and tokens ended, and the applications were told.',

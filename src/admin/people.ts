@@ -11,6 +11,7 @@ import { createUser, getUser, updateUser, type CreateUser } from '../domain/user
 import { inviteUser } from '../domain/invitations.js';
 import { unlinkSource } from '../domain/source-links.js';
 import { endOneSession } from '../domain/logout.js';
+import { changeCredentials } from '../domain/credential-changes.js';
 import { validateBody } from '../api/validate.js';
 import { userCreate, userPatch } from '../api/schemas.js';
 import { renderConsole } from './frame.js';
@@ -194,5 +195,54 @@ export function submitEndSession(deps: AccountDeps) {
     await endOneSession(deps.store, row.uuid, formField(ctx, 'session')); // already ended: nothing to do
     ctx.status = 303;
     ctx.redirect(`/admin/users/${row.id}/?notice=session-ended`);
+  };
+}
+
+function renderPasswordForm(ctx: AccountContext, user: { id: number; name: string }, minLength: number, error?: string) {
+  renderConsole(
+    ctx,
+    'users',
+    {
+      heading: `Set a password for ${user.name}`,
+      lead: 'Like every credential change, their sessions and tokens end and they are told by e-mail. A password link lets them choose one themselves instead.',
+      blocks: [
+        {
+          form: {
+            action: `/admin/users/${user.id}/password`,
+            id: 'password',
+            button: 'Set the password',
+            fields: [
+              { name: 'password', label: `New password (at least ${minLength} characters)`, type: 'password', required: true, error },
+            ],
+          },
+        },
+      ],
+    },
+    error ? 400 : 200,
+  );
+}
+
+export function showPasswordForm(deps: AccountDeps) {
+  return async function showPasswordForm(ctx: Context) {
+    const user = await userOfPath(deps, ctx.params.pk);
+    renderPasswordForm(ctx, user, deps.settings.passwords.min_length);
+  };
+}
+
+export function submitPassword(deps: AccountDeps) {
+  return async function submitPassword(ctx: Context) {
+    const user = await userOfPath(deps, ctx.params.pk);
+    try {
+      await changeCredentials(deps.store, deps.sendMail, {
+        userId: user.id,
+        change: { password: formField(ctx, 'password'), policy: deps.settings.passwords },
+        by: { kind: 'administrator' },
+      });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return renderPasswordForm(ctx, user, deps.settings.passwords.min_length, Object.values(error.fields).flat().join(' '));
+    }
+    ctx.status = 303;
+    ctx.redirect(`/admin/users/${user.id}/?notice=password-set`);
   };
 }

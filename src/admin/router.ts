@@ -20,7 +20,16 @@ import type { AccountDeps } from '../account/state.js';
 import { checkForm, requireAdministrator, startFresh } from './guard.js';
 import { showOverview, showUser, showUsers } from './pages.js';
 import { confirmAction, runAction } from './actions.js';
-import { editPerson, newPerson, submitEdit, submitEndSession, submitPerson, submitUnlink } from './people.js';
+import {
+  editPerson,
+  newPerson,
+  showPasswordForm,
+  submitEdit,
+  submitEndSession,
+  submitPassword,
+  submitPerson,
+  submitUnlink,
+} from './people.js';
 import { changeGroup, confirmGroupDelete, showGroup, showGroups, submitGroup } from './groups.js';
 import { showApplication, showApplications } from './applications.js';
 import { redeliverDelivery, showDeliveries, showDelivery } from './deliveries.js';
@@ -61,6 +70,8 @@ export function adminMiddleware(parts: AccountParts): Middleware {
   router.post('/users/:pk/edit', ...form, only(submitEdit(deps)));
   router.post('/users/:pk/unlink-source', ...form, only(submitUnlink(deps)));
   router.post('/users/:pk/end-session', ...form, only(submitEndSession(deps)));
+  router.get('/users/:pk/password', ...page, only(showPasswordForm(deps)));
+  router.post('/users/:pk/password', ...form, only(submitPassword(deps)));
   router.get('/users/:pk/confirm/:action', ...page, only(confirmAction(deps)));
   router.post('/users/:pk/:action', ...form, only(runAction(deps)));
   router.get('/groups/', ...page, only(showGroups(deps)));

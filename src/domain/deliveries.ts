@@ -1,5 +1,5 @@
 /** The delivery log: what was sent where, every attempt, and redelivery of failures. */
-import type { DeliveryRow, DeliveryStatus, Page, Store } from '../store/contract.js';
+import type { DeliveryKind, DeliveryRow, DeliveryStatus, Page, Store } from '../store/contract.js';
 import { NotFoundError } from '../errors.js';
 
 export interface DeliveryView {
@@ -48,7 +48,7 @@ async function views(store: Store, rows: DeliveryRow[]): Promise<DeliveryView[]>
   );
 }
 
-export async function listDeliveries(store: Store, filter: { status?: DeliveryStatus; app?: string }, page: Page) {
+export async function listDeliveries(store: Store, filter: { status?: DeliveryStatus; app?: string; kind?: DeliveryKind }, page: Page) {
   const { total, rows } = await store.events.listDeliveries(filter, page);
   return { total, results: await views(store, rows) };
 }

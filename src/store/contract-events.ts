@@ -70,7 +70,7 @@ export interface EventsRepository {
   /** recordAttempt for several deliveries in one statement (attempts ending at the same moment). */
   recordAttempts(attempts: Array<{ deliveryId: string; outcome: AttemptOutcome }>): Promise<void>;
   /** Newest first. */
-  listDeliveries(filter: { status?: DeliveryStatus; app?: string }, page: Page): Promise<Slice<DeliveryRow>>;
+  listDeliveries(filter: { status?: DeliveryStatus; app?: string; kind?: DeliveryKind }, page: Page): Promise<Slice<DeliveryRow>>;
   attemptsOf(deliveryIds: string[]): Promise<Map<string, DeliveryAttemptRow[]>>;
   /** Puts a delivery back to pending for another round of attempts; undefined when unknown. */
   reopenDelivery(id: string): Promise<DeliveryRow | undefined>;

@@ -204,6 +204,7 @@ export function eventsRepository(db: Kysely<Tables>): EventsRepository {
       let query = db.selectFrom('deliveries');
       if (filter.status) query = query.where('status', '=', filter.status);
       if (filter.app) query = query.where('app', '=', filter.app);
+      if (filter.kind) query = query.where('kind', '=', filter.kind);
       const [{ total }] = await query.select(sql<number>`count(*)::int`.as('total')).execute();
       const rows = await query.selectAll().orderBy('created_at', 'desc').orderBy('id').offset(page.offset).limit(page.limit).execute();
       return { total, rows };

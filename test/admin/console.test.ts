@@ -131,6 +131,13 @@ describe.each(engines)('admin console (%s)', (engine) => {
     await confirm(web.page, 'Remove second factors');
     await expect(web.page.getByRole('status').textContent()).resolves.toContain('Their second factors were removed');
     await expect(hasTotp(idp.store, lost.pk)).resolves.toBe(false);
+    await web.page.getByRole('link', { name: 'Set a password' }).click();
+    await web.page.getByLabel(/^New password/).fill('short');
+    await web.page.getByRole('button', { name: 'Set the password' }).click();
+    await expect(web.page.locator('#password-password-error').textContent()).resolves.toMatch(/at least/);
+    await web.page.getByLabel(/^New password/).fill('a brand new and long passphrase');
+    await web.page.getByRole('button', { name: 'Set the password' }).click();
+    await expect(web.page.locator('.notice').textContent()).resolves.toContain('The password was set');
 
     await web.page.goto(`${idp.url}/admin/users/${roaming.pk}/`);
     await confirm(web.page, 'Sign out everywhere');
@@ -226,7 +233,9 @@ describe.each(engines)('admin console (%s)', (engine) => {
     webhooks.respond = () => 200;
 
     await signInToConsole(web.page, admin);
-    await web.page.goto(`${idp.url}/admin/deliveries/?status=failed`);
+    await web.page.goto(`${idp.url}/admin/deliveries/?kind=backchannel&status=failed`);
+    await expect(web.page.getByText('No delivery matches.').count()).resolves.toBe(1);
+    await web.page.goto(`${idp.url}/admin/deliveries/?kind=webhook&status=failed`);
     await web.page.getByRole('region', { name: 'Deliveries, newest first' }).getByRole('link').first().click();
     await web.page.getByRole('button', { name: 'Send it again' }).click();
     await expect(web.page.getByRole('status').textContent()).resolves.toContain('Sent again');
@@ -308,6 +317,12 @@ describe.each(engines)('admin console (%s)', (engine) => {
   test('axe-core finds no serious or critical problem on any page, light or dark; each page is kept as a screenshot', async () => {
     const someone = await idp.user({ name: 'Axe Subject' });
     await signInToConsole(web.page, await administrator());
+    // Keyboard only: the navigation comes first, each link reachable with Tab and followed with Enter.
+    await web.page.keyboard.press('Tab');
+    await expect(web.page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Overview');
+    await web.page.keyboard.press('Tab');
+    await web.page.keyboard.press('Enter');
+    await expect(heading(web.page)).resolves.toBe('People');
     const group = (await createGroup(idp.store, { name: `axe-group-${Date.now()}` })).pk;
     const pages = {
       overview: '/admin/',

@@ -62,7 +62,9 @@ export function runDirectoryConformance(open: Open): void {
       const page = { offset: 0, limit: 10 };
       expect((await store.audit.list({ actor }, page)).rows.map((row) => row.action)).toEqual(['group.created', 'user.updated']);
       expect((await store.audit.list({ actor, user: about }, page)).total).toBe(1);
-      expect((await store.audit.list({ actor: 'token-1', action: 'user.updated' }, page)).rows[0]).toMatchObject({ actor_type: 'api_token' });
+      expect((await store.audit.list({ actor: 'token-1', action: 'user.updated' }, page)).rows[0]).toMatchObject({
+        actor_type: 'api_token',
+      });
       expect((await store.audit.list({ actor: 'nobody' }, page)).total).toBe(0);
     });
 

@@ -455,21 +455,26 @@ export function runEventsConformance(open: Open, backend: Backend): void {
         expect(await store.events.reopenDelivery(randomUUID())).toBeUndefined();
       });
 
-      test('listDeliveries filters by status and app, newest first, with the full total', async () => {
+      test('listDeliveries filters by status, app and kind, newest first, with the full total', async () => {
         const a1 = await newDelivery('list-a');
         const a2 = await newDelivery('list-a');
         const a3 = await newDelivery('list-a');
         await newDelivery('list-b');
+        const logout = await newDelivery('list-a', 'backchannel');
+        expect(ids((await store.events.listDeliveries({ app: 'list-a', kind: 'backchannel' }, { offset: 0, limit: 10 })).rows)).toEqual([
+          logout.id,
+        ]);
+        await store.events.recordAttempt(logout.id, { attempt: 1, status_code: 200, error: null, duration_ms: 1, status: 'delivered' });
         await store.events.recordAttempt(a2.id, { attempt: 1, status_code: 410, error: 'HTTP 410', duration_ms: 1, status: 'failed' });
 
         const page = { offset: 0, limit: 100 };
-        expect(ids((await store.events.listDeliveries({ app: 'list-a' }, page)).rows)).toEqual([a3.id, a2.id, a1.id]);
+        expect(ids((await store.events.listDeliveries({ app: 'list-a', kind: 'webhook' }, page)).rows)).toEqual([a3.id, a2.id, a1.id]);
         expect(await store.events.listDeliveries({ app: 'list-a', status: 'failed' }, page)).toEqual({
           total: 1,
           rows: [expect.objectContaining({ id: a2.id })],
         });
         expect(ids((await store.events.listDeliveries({ app: 'list-a', status: 'pending' }, page)).rows)).toEqual([a3.id, a1.id]);
-        const second = await store.events.listDeliveries({ app: 'list-a' }, { offset: 1, limit: 1 });
+        const second = await store.events.listDeliveries({ app: 'list-a', kind: 'webhook' }, { offset: 1, limit: 1 });
         expect(second).toEqual({ total: 3, rows: [expect.objectContaining({ id: a2.id })] });
         const failed = await store.events.listDeliveries({ status: 'failed' }, page);
         expect(failed.rows.every((row) => row.status === 'failed')).toBe(true);
