@@ -314,6 +314,21 @@ describe.each(engines)('admin console (%s)', (engine) => {
     await expect(heading(web.page)).resolves.toBe('Sign in'); // a fresh sign-in, whatever single sign-on session there is
   });
 
+  test('an action longer than admin.reauth_seconds after the sign-in asks to sign in again first, and changes nothing', async () => {
+    const admin = await administrator();
+    const someone = await idp.user();
+    await signInToConsole(web.page, admin);
+    await web.page.goto(`${idp.url}/admin/users/${someone.pk}/confirm/deactivate`);
+    // The console's sign-in an hour old, as the engine keeps it.
+    for (const session of await idp.store.oidcPayloads.findByAccount('Session', admin.uuid, new Date())) {
+      const { consumed_at: _consumed, ...row } = session;
+      await idp.store.oidcPayloads.upsert({ ...row, payload: { ...session.payload, loginTs: Math.floor(Date.now() / 1000) - 3600 } });
+    }
+    await web.page.getByRole('button', { name: 'Deactivate' }).click();
+    expect(new URL(web.page.url()).pathname).toMatch(/^\/if\/flow\/admin\//);
+    expect((await idp.store.users.findById(someone.pk))!.is_active).toBe(true);
+  });
+
   test('axe-core finds no serious or critical problem on any page, light or dark; each page is kept as a screenshot', async () => {
     const someone = await idp.user({ name: 'Axe Subject' });
     await signInToConsole(web.page, await administrator());
