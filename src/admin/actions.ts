@@ -6,8 +6,7 @@
  */
 import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
-import { renderConfirmation } from './frame.js';
-import { PageError } from '../errors.js';
+import { renderConfirmation, notFound } from './frame.js';
 import { updateUser } from '../domain/users.js';
 import { changeCredentials } from '../domain/credential-changes.js';
 import { createRecoveryLink } from '../domain/password-setup.js';
@@ -85,13 +84,7 @@ const ACTIONS: Record<string, Action> = {
 
 function actionOf(ctx: Context): Action {
   const action = Object.hasOwn(ACTIONS, ctx.params.action ?? '') ? ACTIONS[ctx.params.action!] : undefined;
-  if (!action)
-    throw new PageError(404, {
-      title: 'Admin console',
-      heading: 'No such action',
-      message: 'The console does not do that.',
-      link: { href: '/admin/users/', label: 'Back to people' },
-    });
+  if (!action) throw notFound('No such action', 'The console does not do that.', { href: '/admin/users/', label: 'Back to people' });
   return action;
 }
 

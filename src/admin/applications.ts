@@ -5,9 +5,8 @@
 import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
 import type { ApplicationSettings } from '../settings/schema.js';
-import { PageError } from '../errors.js';
 import { listDeliveries } from '../domain/deliveries.js';
-import { renderConsole } from './frame.js';
+import { renderConsole, notFound } from './frame.js';
 
 type Context = AccountContext & { params: Record<string, string> };
 
@@ -41,11 +40,9 @@ export function showApplication(deps: AccountDeps) {
   return async function showApplication(ctx: Context) {
     const app: ApplicationSettings | undefined = deps.settings.applications.find((candidate) => candidate.slug === ctx.params.slug);
     if (!app)
-      throw new PageError(404, {
-        title: 'Admin console',
-        heading: 'No such application',
-        message: 'The configuration declares no application with this slug.',
-        link: { href: '/admin/applications/', label: 'Back to applications' },
+      throw notFound('No such application', 'The configuration declares no application with this slug.', {
+        href: '/admin/applications/',
+        label: 'Back to applications',
       });
     const issuer = `${deps.settings.issuer.base_url}/application/o/${app.slug}/`;
     const lifetimes = { ...deps.settings.tokens, ...app.tokens };

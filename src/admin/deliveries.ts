@@ -4,10 +4,9 @@
  */
 import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
-import { PageError } from '../errors.js';
 import { getDelivery, listDeliveries, redeliver } from '../domain/deliveries.js';
 import type { DeliveryKind, DeliveryStatus } from '../store/contract.js';
-import { pageOf, paging, queryText, renderConsole } from './frame.js';
+import { pageOf, paging, queryText, renderConsole, notFound } from './frame.js';
 
 type Context = AccountContext & { params: Record<string, string> };
 
@@ -84,11 +83,9 @@ export function showDeliveries(deps: AccountDeps) {
 async function deliveryOfPath(deps: AccountDeps, id: unknown) {
   const found = UUID.test(String(id)) ? await getDelivery(deps.store, String(id)).catch(() => undefined) : undefined;
   if (!found)
-    throw new PageError(404, {
-      title: 'Admin console',
-      heading: 'No such delivery',
-      message: 'No delivery has this id (purged with its event, or never made).',
-      link: { href: '/admin/deliveries/', label: 'Back to deliveries' },
+    throw notFound('No such delivery', 'No delivery has this id (purged with its event, or never made).', {
+      href: '/admin/deliveries/',
+      label: 'Back to deliveries',
     });
   return found;
 }

@@ -1,6 +1,7 @@
 /** What every console page shares: its frame (navigation, who is signed in, the CSRF token), paging, a confirmation. */
 import type { AccountContext } from '../account/account-session.js';
 import { renderPage } from '../pages/render-page.js';
+import { PageError } from '../errors.js';
 
 export const PAGE_SIZE = 25;
 
@@ -53,3 +54,7 @@ export function renderConfirmation(
 /** A query parameter as trimmed text of at most `max` characters ('' when absent). */
 export const queryText = (ctx: AccountContext, name: string, max = 100) =>
   typeof ctx.query[name] === 'string' ? (ctx.query[name] as string).trim().slice(0, max) : '';
+
+/** A 404 page of the console that says what is missing and leads back to its list. */
+export const notFound = (heading: string, message: string, back: { href: string; label: string }) =>
+  new PageError(404, { title: 'Admin console', heading, message, link: back });

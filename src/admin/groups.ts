@@ -6,12 +6,12 @@
 import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
 import { formField } from '../account/account-session.js';
-import { NotFoundError, PageError, ValidationError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { changeGroupMembership, createGroup, deleteGroup, getGroup, listGroups, updateGroup } from '../domain/groups.js';
 import { listUsers } from '../domain/users.js';
 import { validateBody } from '../api/validate.js';
 import { groupCreate, groupPatch } from '../api/schemas.js';
-import { pageOf, paging, queryText, renderConfirmation, renderConsole } from './frame.js';
+import { pageOf, paging, queryText, renderConfirmation, renderConsole, notFound } from './frame.js';
 
 type Context = AccountContext & { params: Record<string, string> };
 
@@ -34,12 +34,7 @@ async function groupOfPath(deps: AccountDeps, pk: unknown) {
     return await getGroup(deps.store, String(pk));
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
-    throw new PageError(404, {
-      title: 'Admin console',
-      heading: 'No such group',
-      message: 'No group has this id (deleted, or never made).',
-      link: { href: '/admin/groups/', label: 'Back to groups' },
-    });
+    throw notFound('No such group', 'No group has this id (deleted, or never made).', { href: '/admin/groups/', label: 'Back to groups' });
   }
 }
 
@@ -230,7 +225,10 @@ export function changeGroup(deps: AccountDeps) {
         ctx.status = 303;
         return ctx.redirect('/admin/groups/?notice=deleted');
       default:
-        throw new PageError(404, { title: 'Admin console', heading: 'No such action', message: 'The console does not do that.' });
+        throw notFound('No such action', 'The console does not do that.', {
+          href: `/admin/groups/${group.pk}/`,
+          label: 'Back to the group',
+        });
     }
   };
 }

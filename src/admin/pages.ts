@@ -6,7 +6,6 @@
 import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
 import { renderPage } from '../pages/render-page.js';
-import { PageError } from '../errors.js';
 import { getUser, listUsers } from '../domain/users.js';
 import { listDeliveries } from '../domain/deliveries.js';
 import { listAudit } from '../domain/audit-view.js';
@@ -14,7 +13,7 @@ import { hasTotp } from '../domain/totp.js';
 import { hasPassword } from '../domain/passwords.js';
 import { ACCOUNT_CLIENT_ID, ADMIN_CLIENT_ID } from '../domain/account-client.js';
 import { listSessions } from '../domain/logout.js';
-import { frame, PAGE_SIZE } from './frame.js';
+import { frame, PAGE_SIZE, notFound } from './frame.js';
 
 const days = (from: Date) => Math.floor((Date.now() - from.getTime()) / 86_400_000);
 
@@ -70,12 +69,7 @@ export async function userOfPath(deps: AccountDeps, pk: unknown) {
   const id = /^[1-9][0-9]{0,15}$/.test(String(pk)) ? Number(pk) : NaN;
   const row = Number.isSafeInteger(id) ? await deps.store.users.findById(id) : undefined;
   if (!row)
-    throw new PageError(404, {
-      title: 'Admin console',
-      heading: 'No such person',
-      message: 'Nobody has this id (deleted, or never made).',
-      link: { href: '/admin/users/', label: 'Back to people' },
-    });
+    throw notFound('No such person', 'Nobody has this id (deleted, or never made).', { href: '/admin/users/', label: 'Back to people' });
   return row;
 }
 

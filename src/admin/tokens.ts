@@ -6,10 +6,9 @@
 import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
 import { formField } from '../account/account-session.js';
-import { PageError } from '../errors.js';
 import { API_SCOPES, createApiToken, revokeApiToken } from '../domain/api-tokens.js';
 import { rotateSigningKeys, signingAlgsOf } from '../domain/signing-keys.js';
-import { renderConfirmation, renderConsole } from './frame.js';
+import { renderConfirmation, renderConsole, notFound } from './frame.js';
 
 type Context = AccountContext & { params: Record<string, string> };
 
@@ -112,11 +111,9 @@ export function submitToken(deps: AccountDeps) {
 async function tokenOfPath(deps: AccountDeps, id: unknown) {
   const token = (await deps.store.apiTokens.list()).find((candidate) => candidate.id === String(id) && !candidate.revoked_at);
   if (!token)
-    throw new PageError(404, {
-      title: 'Admin console',
-      heading: 'No such token',
-      message: 'No token in use has this id (revoked, expired, or never made).',
-      link: { href: '/admin/tokens/', label: 'Back to tokens' },
+    throw notFound('No such token', 'No token in use has this id (revoked, expired, or never made).', {
+      href: '/admin/tokens/',
+      label: 'Back to tokens',
     });
   return token;
 }

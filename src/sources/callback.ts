@@ -27,7 +27,8 @@ const REFUSALS: Record<string, string> = {
   temporarily_unavailable: 'The provider is briefly unavailable. Try again in a moment.',
 };
 
-const expiredRequest = () =>
+/** A callback that belongs to no sign-in of this browser (forged, replayed, expired); saml-flow.ts's too. */
+export const expiredRequest = () =>
   new PageError(400, {
     title: 'Sign-in error',
     heading: 'This sign-in has expired',

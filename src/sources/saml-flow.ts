@@ -18,14 +18,7 @@ import type { Upstream } from './upstreams.js';
 import type { SourceDeps } from './state.js';
 import { acsPath, samlIdentity, serviceProvider, serviceProviderMetadata } from './saml.js';
 import { OPEN_PER_INTERACTION, STATE_SECONDS, stateChallenge, statePurpose, unreachable } from './start.js';
-
-const expiredRequest = () =>
-  new PageError(400, {
-    title: 'Sign-in error',
-    heading: 'This sign-in has expired',
-    message:
-      'The answer from the provider does not belong to a sign-in started in this browser, or it was used already. Go back to the application and sign in again.',
-  });
+import { expiredRequest } from './callback.js';
 
 /**
  * Requests are checked at the GET (bound to the browser, spent once, within their lifetime); here node-saml only

@@ -76,6 +76,16 @@ describe.each(engines)('admin console (%s)', (engine) => {
     await expect(heading(page)).resolves.toBe('Overview');
   }
 
+  const refresh = (token: string) => {
+    const app = idp.apps.wiki!;
+    return postToken(idp.url, {
+      grant_type: 'refresh_token',
+      refresh_token: token,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
+  };
+
   async function confirm(page: Page, action: string) {
     await page.getByRole('link', { name: action }).click();
     await page.getByRole('button', { name: action }).click();
@@ -105,14 +115,7 @@ describe.each(engines)('admin console (%s)', (engine) => {
       webhooks.received.map((hit) => JSON.parse(hit.raw.toString())).find((body) => body.event_type === 'user_deactivated'),
     );
     expect(heard.data.user_id).toBe(target.uuid);
-    const app = idp.apps.wiki!;
-    const refresh = await postToken(idp.url, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      client_id: app.client_id,
-      client_secret: app.client_secret,
-    });
-    expect(refresh.body.error).toBe('invalid_grant');
+    expect((await refresh(tokens.refresh_token!)).body.error).toBe('invalid_grant');
     const audit = await idp.store.audit.list({ user: target.uuid, action: 'user.updated' }, { offset: 0, limit: 5 });
     expect(audit.rows[0]?.actor_type).toBe('user'); // the administrator, not an API token
   });
@@ -142,14 +145,7 @@ describe.each(engines)('admin console (%s)', (engine) => {
     await web.page.goto(`${idp.url}/admin/users/${roaming.pk}/`);
     await confirm(web.page, 'Sign out everywhere');
     await expect(web.page.getByRole('status').textContent()).resolves.toContain('Signed out everywhere');
-    const app = idp.apps.wiki!;
-    const refresh = await postToken(idp.url, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      client_id: app.client_id,
-      client_secret: app.client_secret,
-    });
-    expect(refresh.body.error).toBe('invalid_grant');
+    expect((await refresh(tokens.refresh_token!)).body.error).toBe('invalid_grant');
   });
 
   test('a non-member gets a 403 page; a member without a second factor must enrol one; a forged post changes nothing', async () => {
@@ -292,9 +288,6 @@ describe.each(engines)('admin console (%s)', (engine) => {
       .click();
     await expect(web.page.locator('.notice').textContent()).resolves.toContain('That session ended');
     await expect(sessions.getByRole('button', { name: /^End the session/ }).count()).resolves.toBe(1);
-    const app = idp.apps.wiki!;
-    const refresh = (token: string) =>
-      postToken(idp.url, { grant_type: 'refresh_token', refresh_token: token, client_id: app.client_id, client_secret: app.client_secret });
     const answers = [(await refresh(first.refresh_token!)).status, (await refresh(second.refresh_token!)).status].sort();
     expect(answers).toEqual([200, 400]); // the session ended, the other browser's still refreshes
 
