@@ -9,6 +9,7 @@ import { registerPasskey, registrationOptions } from '../domain/passkeys.js';
 import { removePasskey, renamePasskey, signOutOfApplication, signOutOfEverything } from '../domain/account-changes.js';
 import { renderPage } from '../pages/render-page.js';
 import { unlinkOwnSource } from '../domain/source-links.js';
+import { endOneSession, listSessions } from '../domain/logout.js';
 
 const purposeOf = (ctx: AccountContext) => `account:${ctx.state.account.sid}`;
 
@@ -87,5 +88,40 @@ export function unlinkSource(deps: AccountDeps) {
         ? 'This is your only way to sign in. Set a password or add a passkey first, then unlink it.'
         : 'That link was not found.';
     return renderAccount(ctx, deps, { error: { section: 'sources', message }, status: outcome === 'last_way' ? 409 : 404 });
+  };
+}
+
+/** "Sign out" of one of the person's browsers; of this one, the account page's own session ends with it. */
+export function signOutDevice(deps: AccountDeps) {
+  return async function signOutDevice(ctx: AccountContext) {
+    const { user, sid } = ctx.state.account;
+    const id = formField(ctx, 'session');
+    const session = (await listSessions(deps.store, user.uuid)).find((candidate) => candidate.id === id);
+    if (!session || !(await endOneSession(deps.store, user.uuid, session.id)))
+      return renderAccount(ctx, deps, { error: { section: 'devices', message: 'That browser is signed out already.' }, status: 404 });
+    if (session.uid !== sid) return backToAccount(ctx, 'device-signed-out');
+    deps.cookies.clear(ctx);
+    renderPage(ctx, 'message', {
+      title: 'Signed out',
+      heading: 'You are signed out of this browser',
+      message: 'This browser and the applications you used in it are signed out. Your other browsers stay signed in.',
+      link: { href: '/account/', label: 'Sign in again' },
+    });
+  };
+}
+
+/** "Sign out everywhere" asks first: it ends every browser and application at once. */
+export function confirmSignOutEverywhere() {
+  return async function confirmSignOutEverywhere(ctx: AccountContext) {
+    renderPage(ctx, 'confirm', {
+      title: 'Sign out everywhere?',
+      heading: 'Sign out everywhere?',
+      explain:
+        'Every browser and application you are signed in with, this one included, is signed out. You sign in again where you need to.',
+      action: '/account/sign-out-everywhere',
+      button: 'Sign out everywhere',
+      back: '/account/#devices',
+      csrf: ctx.state.account.csrf,
+    });
   };
 }

@@ -29,6 +29,8 @@ import {
   passkeyRegistrationOptions,
   signOutApplication,
   signOutEverywhere,
+  signOutDevice,
+  confirmSignOutEverywhere,
   unlinkSource,
 } from './change-access.js';
 import type { AccountDeps } from './state.js';
@@ -82,6 +84,8 @@ export function accountMiddleware(parts: AccountParts): Middleware {
   router.post('/passkeys/remove', ...change, changePasskey(deps) as Middleware);
   router.post('/sources/unlink', ...change, unlinkSource(deps) as Middleware);
   router.post('/apps/sign-out', ...change, signOutApplication(deps) as Middleware);
+  router.post('/devices/sign-out', ...change, signOutDevice(deps) as Middleware);
+  router.get('/sign-out-everywhere', session, confirmSignOutEverywhere() as Middleware);
   router.post('/sign-out-everywhere', ...change, signOutEverywhere(deps) as Middleware);
   // /account without the slash: the page.
   const bare: Middleware = async (ctx, next) => {

@@ -11,6 +11,8 @@ import { hasPassword } from '../domain/passwords.js';
 import { hasTotp } from '../domain/totp.js';
 import { ACCOUNT_CLIENT_ID } from '../domain/account-client.js';
 import { pendingEmailChange } from '../domain/email-change.js';
+import { listSessions } from '../domain/logout.js';
+import { describeBrowser } from './describe-browser.js';
 
 /** Notices by key (the query names one; nothing from the URL is shown as text). */
 export const NOTICES = {
@@ -25,6 +27,7 @@ export const NOTICES = {
   'passkey-renamed': 'Your passkey was renamed.',
   'passkey-removed': 'Your passkey was removed.',
   'app-signed-out': 'You were signed out of the application.',
+  'device-signed-out': 'That browser was signed out; its applications were told.',
   'source-unlinked': 'The link was removed. Signing in there no longer signs you in here until you link it again.',
   confirmed: 'Thank you: you can make changes for the next ten minutes.',
 } as const;
@@ -32,7 +35,7 @@ export type NoticeKey = keyof typeof NOTICES;
 
 /** An error shown beside one section's form. */
 export interface SectionError {
-  section: 'profile' | 'password' | 'totp' | 'passkeys' | 'sources' | 'apps';
+  section: 'profile' | 'password' | 'totp' | 'passkeys' | 'sources' | 'devices' | 'apps';
   message: string;
 }
 
@@ -42,7 +45,7 @@ export async function renderAccount(
   shown: { notice?: string; error?: SectionError; status?: number } = {},
 ) {
   const { user, csrf } = ctx.state.account;
-  const [password, totp, codesLeft, passkeys, clients, newEmail, links] = await Promise.all([
+  const [password, totp, codesLeft, passkeys, clients, newEmail, links, sessions] = await Promise.all([
     hasPassword(deps.store, user.id),
     hasTotp(deps.store, user.id),
     deps.store.mfa.recoveryCodesLeft(user.id),
@@ -50,6 +53,7 @@ export async function renderAccount(
     deps.store.oidcPayloads.grantedClients(user.uuid, new Date()),
     deps.settings.account.profile_edits ? pendingEmailChange(deps.store, user) : undefined,
     deps.store.sourceLinks.listForUser(user.id),
+    listSessions(deps.store, user.uuid),
   ]);
   const day = (date: Date | null) => (date ? date.toISOString().slice(0, 10) : 'never');
   const sourceName = (slug: string) => deps.settings.sources.find((source) => source.slug === slug)?.name ?? slug;
@@ -79,6 +83,14 @@ export async function renderAccount(
         used: day(link.last_used_at),
       })),
       canUnlink,
+      devices: sessions.map((session) => ({
+        id: session.id,
+        current: session.uid === ctx.state.account.sid,
+        what: describeBrowser(session.userAgent),
+        first: session.firstSeen ? session.firstSeen.toISOString().slice(0, 16).replace('T', ' ') : 'unknown',
+        last: (session.lastSeen ?? session.signedInAt)?.toISOString().slice(0, 16).replace('T', ' ') ?? 'unknown',
+        apps: session.clients.filter((id) => id !== ACCOUNT_CLIENT_ID).map((id) => deps.appName(id) ?? id),
+      })),
       passkeys: passkeys.map((passkey) => ({
         ...passkey,
         kind: passkey.device_type === 'multiDevice' ? 'Synced passkey' : 'Device-bound passkey',

@@ -162,6 +162,12 @@ export async function revokeApplicationAccess(tx: Store, userUuid: string, clien
 export interface SessionView {
   /** The engine's session id (the row's id). */
   id: string;
+  /** The session's uid (what the account page's cookie names). */
+  uid: string | null;
+  /** The browser as it said when it signed in, and when it was first and last used (session_devices). */
+  userAgent: string | null;
+  firstSeen: Date | null;
+  lastSeen: Date | null;
   signedInAt: Date | null;
   amr: string[];
   clients: string[];
@@ -170,9 +176,14 @@ export interface SessionView {
 
 export async function listSessions(store: Store, userUuid: string, now = new Date()): Promise<SessionView[]> {
   const rows = await store.oidcPayloads.findByAccount('Session', userUuid, now);
+  const devices = new Map((await store.sessionDevices.list(rows.map((row) => row.id))).map((device) => [device.session_id, device]));
   return rows
     .map((row) => ({
       id: row.id,
+      uid: typeof row.payload.uid === 'string' ? row.payload.uid : row.uid,
+      userAgent: devices.get(row.id)?.user_agent ?? null,
+      firstSeen: devices.get(row.id)?.first_seen ?? null,
+      lastSeen: devices.get(row.id)?.last_seen ?? null,
       signedInAt: typeof row.payload.loginTs === 'number' ? new Date(row.payload.loginTs * 1000) : null,
       amr: Array.isArray(row.payload.amr) ? (row.payload.amr as unknown[]).map(String) : [],
       clients: participantsOf(row.payload).authorizations.map(({ client_id }) => client_id),

@@ -8,6 +8,7 @@ import type { ApplicationSettings } from '../settings/schema.js';
 import { providerConfiguration, type ProviderParts } from './provider-config.js';
 import { tokensIssued } from '../observability/metrics.js';
 import { recordEndedSessions, replaceBackchannelSender } from './logout.js';
+import { recordSessionDevices } from './session-devices.js';
 import { everyApplication } from '../domain/account-client.js';
 import { noteEngineError } from './engine-errors.js';
 import { DEVICE_CODE_GRANT, usesDeviceFlow } from '../domain/applications.js';
@@ -67,12 +68,14 @@ function checkSigningKeyOf(app: ApplicationSettings, keys: ProviderParts['keys']
 export function createProviders(parts: ProviderParts & { logger: Logger }): ProviderSet {
   const { settings, logger } = parts;
   const set: ProviderSet = { bySlug: new Map(), byClientId: new Map(), cookieKeys: parts.cookieKeys };
+  const devices = recordSessionDevices(parts.store, logger); // one throttle for every application's engine
   for (const app of everyApplication(settings)) {
     checkSigningKeyOf(app, parts.keys);
     const provider = new Provider(issuerOf(settings.issuer.base_url, app.slug), providerConfiguration(app, parts));
     provider.proxy = settings.server.trust_proxy;
     provider.use(advertiseSharedEndpoints(settings.issuer.base_url, app) as never);
     provider.use(recordEndedSessions(parts.store, logger) as never);
+    provider.use(devices as never);
     replaceBackchannelSender(provider);
     provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
       tokensIssued.inc({ grant_type: String(ctx.oidc.params?.grant_type ?? 'unknown') });

@@ -186,3 +186,21 @@ export interface SourceLinksRepository {
   /** Removes the user's link to `source`; true when there was one. */
   remove(userId: number, source: string): Promise<boolean>;
 }
+
+/** A signed-in browser as the account page shows it (migration 0020), by the engine's session id. */
+export interface SessionDeviceRow {
+  session_id: string;
+  user_uuid: string;
+  user_agent: string;
+  first_seen: Date;
+  last_seen: Date;
+}
+
+export interface SessionDevicesRepository {
+  /** Notes the session seen now with this user agent: made on first sight (first_seen), else last_seen moves on. */
+  seen(sessionId: string, userUuid: string, userAgent: string, now: Date): Promise<void>;
+  /** The rows of these sessions (those that have one). */
+  list(sessionIds: string[]): Promise<SessionDeviceRow[]>;
+  /** Deletes the rows whose session is gone and that were not seen since `before`; returns how many. */
+  sweep(before: Date): Promise<number>;
+}

@@ -27,6 +27,7 @@ import type {
   MfaRepository,
   PasskeysRepository,
   PasswordSetupRepository,
+  SessionDevicesRepository,
   SourceLinksRepository,
 } from './contract-credentials.js';
 import type { AuditRepository, DirectoryRepository, NewAuditEvent, ProvisioningRepository } from './contract-directory.js';
@@ -314,12 +315,19 @@ export interface Store {
   emailChanges: EmailChangesRepository;
   /** Links between upstream identities and users. */
   sourceLinks: SourceLinksRepository;
+  /** The browsers of the engine's sessions: user agent, first and last seen (the account page). */
+  sessionDevices: SessionDevicesRepository;
   /** Filtered lists and membership views for provisioning clients (SCIM). */
   directory: DirectoryRepository;
   /** Remote ids of outbound SCIM provisioning. */
   provisioning: ProvisioningRepository;
-  /** Deletes expired rows (OIDC payloads, setup codes and recovery links, WebAuthn challenges, e-mail changes); returns how many, per kind. */
-  sweepExpired(now: Date): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number; emailChanges: number }>;
+  /**
+   * Deletes expired rows (OIDC payloads, setup codes and recovery links, WebAuthn challenges, e-mail changes, the
+   * browsers of sessions gone for a minute); returns how many, per kind.
+   */
+  sweepExpired(
+    now: Date,
+  ): Promise<{ oidcPayloads: number; passwordSetup: number; challenges: number; emailChanges: number; sessionDevices: number }>;
   /** Runs `work` in one database transaction: all of its writes land, or none. Nested calls join the outer one. */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /**

@@ -19,6 +19,7 @@ import * as sourceLinks from './migrations/0016_source_links.js';
 import * as scim from './migrations/0017_scim.js';
 import * as invitations from './migrations/0018_invitations.js';
 import * as auditActor from './migrations/0019_audit_actor.js';
+import * as sessionDevices from './migrations/0020_session_devices.js';
 
 /** Every migration this release knows, by name (read-only checks such as `idp doctor` use it too). */
 export const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   '0017_scim': scim,
   '0018_invitations': invitations,
   '0019_audit_actor': auditActor,
+  '0020_session_devices': sessionDevices,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -17,6 +17,7 @@ import { passkeysRepository } from './passkeys-repository.js';
 import { checkRoom } from './write-room.js';
 import { emailChangesRepository } from './email-changes-repository.js';
 import { sourceLinksRepository } from './source-links-repository.js';
+import { sessionDevicesRepository } from './session-devices-repository.js';
 import { directoryRepository } from './directory-repository.js';
 import { provisioningRepository } from './provisioning-repository.js';
 
@@ -35,6 +36,7 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
     passkeys: passkeysRepository(db),
     emailChanges: emailChangesRepository(db),
     sourceLinks: sourceLinksRepository(db),
+    sessionDevices: sessionDevicesRepository(db),
     directory: directoryRepository(db),
     provisioning: provisioningRepository(db),
     state: {
@@ -53,6 +55,7 @@ export function createStore(db: Kysely<Tables>, inTransaction = false): Store {
         passwordSetup: await store.passwordSetup.sweepExpired(now),
         challenges: await store.passkeys.sweepExpired(now),
         emailChanges: await store.emailChanges.sweepExpired(now),
+        sessionDevices: await store.sessionDevices.sweep(new Date(now.getTime() - 60_000)),
       };
     },
     transaction: (work) => (inTransaction ? work(store) : db.transaction().execute((trx) => work(createStore(trx, true)))),

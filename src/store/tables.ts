@@ -59,6 +59,14 @@ export interface InstanceStateTable {
   created_at: Timestamp;
 }
 
+export interface SessionDevicesTable {
+  session_id: string;
+  user_uuid: string;
+  user_agent: string;
+  first_seen: Date;
+  last_seen: Date;
+}
+
 export interface OidcPayloadsTable {
   model: string;
   id: string;
@@ -94,6 +102,7 @@ export interface Tables {
   instance_state: InstanceStateTable;
   readiness_probes: ReadinessProbesTable;
   oidc_payloads: OidcPayloadsTable;
+  session_devices: SessionDevicesTable;
   signing_keys: SigningKeysTable;
   totp_credentials: TotpCredentialsTable;
   recovery_codes: RecoveryCodesTable;

@@ -192,6 +192,8 @@ describe.each(engines)('account page (%s)', (engine) => {
     await expect(web.page.getByRole('list', { name: 'Applications' }).textContent()).resolves.not.toContain('App notes');
 
     backchannel.received.length = 0;
+    await web.page.getByRole('link', { name: 'Sign out everywhere' }).click();
+    await expect(heading(web.page)).resolves.toBe('Sign out everywhere?'); // asked first
     await web.page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await expect(heading(web.page)).resolves.toBe('You are signed out everywhere');
     await verifyLogoutToken((await backchannel.waitFor(1))[0]!, wiki, user.uuid);
@@ -224,6 +226,33 @@ describe.each(engines)('account page (%s)', (engine) => {
     expect(refused.status()).toBe(409);
     expect(await refused.text()).toContain('This is your only way to sign in.');
     await expect(idp.store.sourceLinks.find('forge', `forge-${user.uuid}`)).resolves.toMatchObject({ user_id: user.pk });
+  });
+
+  test('each signed-in browser is listed (browser and system, first and last use, applications); one is signed out, then this one', async () => {
+    const user = await idp.user();
+    const phone = await web.browser.newContext({
+      userAgent:
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+    });
+    const phoneTokens = await tokensOf(await runFlow(await phone.newPage(), idp.apps.notes!, { email: user.email, password: PASSWORD }));
+    await phone.close();
+    await tokensOf(await runFlow(web.page, idp.apps.wiki!, { email: user.email, password: PASSWORD }));
+    await web.page.goto(`${idp.url}/account/`);
+    const browsers = web.page.getByRole('list', { name: 'Signed-in browsers' });
+    await expect(browsers.locator('li').count()).resolves.toBe(2);
+    const text = await browsers.textContent();
+    expect(text).toMatch(/Mobile Safari on iOS \(iPhone\)[\s\S]*App notes/);
+    expect(text).toMatch(/Chrome Headless on Linux · this browser[\s\S]*App wiki/);
+    expect(text).toMatch(/first signed in \d{4}-\d\d-\d\d \d\d:\d\d · last used/);
+
+    await browsers.getByRole('button', { name: /^Sign out of Mobile Safari/ }).click();
+    await expect(statusText(web.page)).resolves.toBe('That browser was signed out; its applications were told.');
+    await expect(browsers.locator('li').count()).resolves.toBe(1);
+    expect((await refresh(idp.apps.notes!, phoneTokens.refresh_token!)).body.error).toBe('invalid_grant');
+
+    await browsers.getByRole('button', { name: 'Sign out of this browser' }).click();
+    await expect(heading(web.page)).resolves.toBe('You are signed out of this browser');
+    expect((await silentAuthorization(web.page, idp.apps.wiki!)).searchParams.get('error')).toBe('login_required');
   });
 
   test('a change ten minutes after the sign-in asks to sign in again first, then comes back', async () => {

@@ -67,7 +67,13 @@ export function runOidcPayloadsConformance(open: Open): void {
       await store.oidcPayloads.upsert(row('sweep-live'));
       const swept = await store.sweepExpired(new Date());
       expect(swept.oidcPayloads).toBeGreaterThanOrEqual(2);
-      expect(await store.sweepExpired(new Date())).toEqual({ oidcPayloads: 0, passwordSetup: 0, challenges: 0, emailChanges: 0 });
+      expect(await store.sweepExpired(new Date())).toEqual({
+        oidcPayloads: 0,
+        passwordSetup: 0,
+        challenges: 0,
+        emailChanges: 0,
+        sessionDevices: 0,
+      });
       expect(await store.oidcPayloads.find('AuthorizationCode', 'sweep-live', new Date())).toBeDefined();
     });
 
