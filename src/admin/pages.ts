@@ -13,6 +13,7 @@ import { hasTotp } from '../domain/totp.js';
 import { hasPassword } from '../domain/passwords.js';
 import { ACCOUNT_CLIENT_ID, ADMIN_CLIENT_ID } from '../domain/account-client.js';
 import { listSessions } from '../domain/logout.js';
+import { describeBrowser } from '../account/describe-browser.js';
 import { frame, PAGE_SIZE, notFound } from './frame.js';
 
 const days = (from: Date) => Math.floor((Date.now() - from.getTime()) / 86_400_000);
@@ -114,6 +115,8 @@ export function showUser(deps: AccountDeps) {
         id: session.id,
         at: session.signedInAt ? session.signedInAt.toISOString().slice(0, 16).replace('T', ' ') : 'unknown',
         how: session.amr.join(' + ') || 'unknown',
+        what: describeBrowser(session.userAgent),
+        last: session.lastSeen ? session.lastSeen.toISOString().slice(0, 16).replace('T', ' ') : '',
         apps:
           session.clients
             .filter(shown)
