@@ -12,9 +12,7 @@ import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
 import { startAccountSignIn } from '../account/sign-in.js';
 import { actAs, currentActor } from '../domain/audit.js';
-
-/** RFC 8176 methods that are a second factor here: a one-time code, a passkey, or an upstream's trusted MFA. */
-const SECOND_FACTORS = new Set(['otp', 'hwk', 'swk', 'mfa']);
+import { hasSecondFactor } from '../domain/second-factors.js';
 
 export async function isAdministrator(store: Store, user: UserRow, group: string): Promise<boolean> {
   const found = await store.users.findByUuidWithGroups(user.uuid);
@@ -50,7 +48,7 @@ export function requireAdministrator(deps: AccountDeps) {
         message: 'Your account is not one of the administrators. If you should be one, ask an administrator to add you.',
         link: { href: '/account/', label: 'Go to your account' },
       });
-    if (admin.require_mfa && !account.amr.some((method) => SECOND_FACTORS.has(method))) return again();
+    if (admin.require_mfa && !hasSecondFactor(account.amr)) return again();
     deps.cookies.set(ctx, account.sid, account.user.uuid, since); // the idle limit starts again
     return actAs({ ...currentActor(), type: 'user', id: account.user.uuid }, next);
   };

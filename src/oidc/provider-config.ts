@@ -19,6 +19,7 @@ import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { devicePages } from './device-pages.js';
 import { DEVICE_AUTHORIZATION_PATH, DEVICE_PAGE_PATH } from './device-paths.js';
 import { renderEngineError } from './render-engine-error.js';
+import { interactionPolicyFor } from './second-factor-policy.js';
 
 export interface ProviderParts {
   settings: Settings;
@@ -217,7 +218,7 @@ export function providerConfiguration(app: ApplicationSettings, parts: ProviderP
         honourOfflineAccess(ctx, app);
       },
     },
-    interactions: { url: (_ctx, interaction) => parts.interactionPath(app.slug, interaction.uid) },
+    interactions: { policy: interactionPolicyFor(app), url: (_ctx, interaction) => parts.interactionPath(app.slug, interaction.uid) },
     loadExistingGrant: loadGrant(app, store),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,

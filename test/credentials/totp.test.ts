@@ -8,7 +8,7 @@ import { otherStepCode, secretOnPage, totpCode } from '../helpers/totp.js';
 import { confirmTotp, pendingTotpSecret } from '../../src/domain/totp.js';
 import { issueRecoveryCodes } from '../../src/domain/recovery-codes.js';
 import { PASSWORD, startCredentialsServer, type CredentialsServer } from './credentials-server.js';
-import { alertText, enterCode, enterEmail, enterPassword, heading, startFlow } from './flow.js';
+import { alertText, enterCode, enterEmail, enterPassword, heading, silentAuthorization, startFlow } from './flow.js';
 
 describe.each(engines)('TOTP second factor (%s)', (engine) => {
   const web = useBrowser();
@@ -72,6 +72,18 @@ describe.each(engines)('TOTP second factor (%s)', (engine) => {
     expect(stored.encrypted_secret).not.toContain(secret);
     expect(stored.encrypted_secret.startsWith('v2.')).toBe(true); // sealed with the totp key of src/domain/secrets.ts
     await expect(idp.store.mfa.recoveryCodesLeft(user.pk)).resolves.toBe(10);
+  });
+
+  test('require_mfa holds inside single sign-on: a session signed in with a password alone is asked again, prompt=none refused', async () => {
+    const user = await idp.user();
+    const wiki = await startFlow(web.page, idp.apps.wiki!);
+    await enterEmail(web.page, user.email);
+    await enterPassword(web.page, PASSWORD);
+    expect((await wiki.finish()).claims()!.amr).toEqual(['pwd']);
+    // The same browser's session, at the application that requires a second factor.
+    expect((await silentAuthorization(web.page, idp.apps.vault!)).searchParams.get('error')).toBe('login_required');
+    await startFlow(web.page, idp.apps.vault!);
+    await expect(heading(web.page)).resolves.toBe('Sign in'); // not a code: the sign-in again, then enrolment
   });
 
   test('an enrolled user always gets the second step (even where MFA is not required) and signs in with a code', async () => {
