@@ -119,7 +119,7 @@ describePostgres('database round trips per hot request (postgres)', () => {
     }
   });
 
-  test('a whole password sign-in, authorize to code exchange: 14 statements, the person read once per step', async () => {
+  test('a whole password sign-in, authorize to code exchange: 15 statements, the person read once per step', async () => {
     const user = await idp.user({ groups: [await idp.groupUuid('staff')] });
     await new Promise((resolve) => setTimeout(resolve, 50));
     statements.length = 0;
@@ -146,10 +146,12 @@ describePostgres('database round trips per hot request (postgres)', () => {
       sql.filter((s) => /^with "login" as \(update "users" set "last_login"/.test(s) && /insert into "audit_events"/.test(s)),
     ).toHaveLength(1);
     expect(sql.filter((s) => /^(begin|commit)/i.test(s.trim()))).toEqual([]);
-    expect(sql).toHaveLength(14);
+    // The new session's browser, for the account page (one statement, after the engine answered the resume).
+    expect(sql.filter((s) => /^insert into "session_devices"/.test(s))).toHaveLength(1);
+    expect(sql).toHaveLength(15);
   });
 
-  test('a sign-in with both fields of the first page filled in: 12 statements (no password page, one read of the person)', async () => {
+  test('a sign-in with both fields of the first page filled in: 13 statements (no password page, one read of the person)', async () => {
     const user = await idp.user({ groups: [await idp.groupUuid('staff')] });
     await new Promise((resolve) => setTimeout(resolve, 50));
     statements.length = 0;
@@ -161,7 +163,7 @@ describePostgres('database round trips per hot request (postgres)', () => {
     expect(status).toBe(200);
     expect(sql.filter((s) => /^select .* from "oidc_payloads"/s.test(s))).toHaveLength(4);
     expect(sql.filter((s) => /"password_hash"/.test(s))).toHaveLength(1);
-    expect(sql).toHaveLength(12);
+    expect(sql).toHaveLength(13);
   });
 
   /** An SSO authorization of the signed-in browser: its statements and the code. */
