@@ -9,7 +9,7 @@ import { registerPasskey, registrationOptions } from '../domain/passkeys.js';
 import { removePasskey, renamePasskey, signOutOfApplication, signOutOfEverything } from '../domain/account-changes.js';
 import { renderPage } from '../pages/render-page.js';
 import { unlinkOwnSource } from '../domain/source-links.js';
-import { endOneSession, listSessions } from '../domain/logout.js';
+import { endOneSession } from '../domain/logout.js';
 
 const purposeOf = (ctx: AccountContext) => `account:${ctx.state.account.sid}`;
 
@@ -95,11 +95,10 @@ export function unlinkSource(deps: AccountDeps) {
 export function signOutDevice(deps: AccountDeps) {
   return async function signOutDevice(ctx: AccountContext) {
     const { user, sid } = ctx.state.account;
-    const id = formField(ctx, 'session');
-    const session = (await listSessions(deps.store, user.uuid)).find((candidate) => candidate.id === id);
-    if (!session || !(await endOneSession(deps.store, user.uuid, session.id)))
+    const ended = await endOneSession(deps.store, user.uuid, formField(ctx, 'session'));
+    if (!ended)
       return renderAccount(ctx, deps, { error: { section: 'devices', message: 'That browser is signed out already.' }, status: 404 });
-    if (session.uid !== sid) return backToAccount(ctx, 'device-signed-out');
+    if (ended.uid !== sid) return backToAccount(ctx, 'device-signed-out');
     deps.cookies.clear(ctx);
     renderPage(ctx, 'message', {
       title: 'Signed out',

@@ -8,7 +8,7 @@ import type { AccountDeps } from '../account/state.js';
 import { listAudit, type AuditView } from '../domain/audit-view.js';
 import { AUDIT_ACTIONS, isAuditAction } from '../domain/audit-actions.js';
 import type { AuditFilter } from '../store/contract.js';
-import { pageOf, paging, queryText, renderConsole } from './frame.js';
+import { pageOf, paging, queryText, renderConsole, option } from './frame.js';
 
 const EXPORT_LIMIT = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -53,7 +53,6 @@ export function showAudit(deps: AccountDeps) {
     const found = await listAudit(deps.store, filter, { offset, limit });
     const pages = paging(ctx, '/admin/audit/', found.total, found.results.length);
     const exportQuery = new URLSearchParams(Object.entries(values).filter(([, value]) => value));
-    const option = (value: string, label = value) => ({ value, label });
     renderConsole(ctx, 'audit', {
       heading: 'Audit log',
       error: problem,

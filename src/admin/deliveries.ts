@@ -6,7 +6,7 @@ import type { AccountContext } from '../account/account-session.js';
 import type { AccountDeps } from '../account/state.js';
 import { getDelivery, listDeliveries, redeliver } from '../domain/deliveries.js';
 import type { DeliveryKind, DeliveryStatus } from '../store/contract.js';
-import { pageOf, paging, queryText, renderConsole, notFound } from './frame.js';
+import { pageOf, paging, queryText, renderConsole, notFound, option } from './frame.js';
 
 type Context = AccountContext & { params: Record<string, string> };
 
@@ -26,7 +26,6 @@ export function showDeliveries(deps: AccountDeps) {
       { offset, limit },
     );
     const pages = paging(ctx, '/admin/deliveries/', found.total, found.results.length);
-    const option = (value: string, label = value) => ({ value, label });
     renderConsole(ctx, 'deliveries', {
       heading: 'Deliveries',
       blocks: [

@@ -58,3 +58,6 @@ export const queryText = (ctx: AccountContext, name: string, max = 100) =>
 /** A 404 page of the console that says what is missing and leads back to its list. */
 export const notFound = (heading: string, message: string, back: { href: string; label: string }) =>
   new PageError(404, { title: 'Admin console', heading, message, link: back });
+
+/** One choice of a select field in the generic view. */
+export const option = (value: string, label = value) => ({ value, label });

@@ -53,16 +53,7 @@ export interface EndedSession {
  */
 export async function recordEndedSession(store: Store, ended: EndedSession): Promise<void> {
   await store.transaction(async (tx) => {
-    for (const { grant_id } of ended.authorizations) {
-      if (!grant_id) continue;
-      await tx.oidcPayloads.revokeByGrantId(grant_id);
-      await tx.oidcPayloads.destroy('Grant', grant_id);
-    }
-    await emitBackchannelLogout(
-      tx,
-      ended.sub,
-      ended.authorizations.map(({ client_id, sid }) => (sid ? { client_id, sid } : { client_id })),
-    );
+    await endAuthorizations(tx, ended.sub, ended.authorizations);
     await audit(tx, 'logout', {
       user: ended.sub,
       actor: { ...currentActor(), type: 'user', id: ended.sub },
@@ -70,6 +61,27 @@ export async function recordEndedSession(store: Store, ended: EndedSession): Pro
     });
   });
 }
+
+/**
+ * Inside the caller's transaction: the grants of a session's applications end with their tokens, and each
+ * application hears a backchannel logout with the sid it saw in that session.
+ */
+async function endAuthorizations(tx: Store, sub: string, authorizations: EndedSession['authorizations']): Promise<void> {
+  for (const { grant_id } of authorizations) {
+    if (!grant_id) continue;
+    await tx.oidcPayloads.revokeByGrantId(grant_id);
+    await tx.oidcPayloads.destroy('Grant', grant_id);
+  }
+  await emitBackchannelLogout(
+    tx,
+    sub,
+    authorizations.map(({ client_id, sid }) => (sid ? { client_id, sid } : { client_id })),
+  );
+}
+
+/** The engine's uid of a stored session (what the account page's cookie names). */
+const uidOf = (row: { uid: string | null; payload: Record<string, unknown> }) =>
+  typeof row.payload.uid === 'string' ? row.payload.uid : row.uid;
 
 /** A live browser session of the user as the engine stores it: each application in it with its sid and grant. */
 interface SessionParticipants {
@@ -158,7 +170,7 @@ export async function revokeApplicationAccess(tx: Store, userUuid: string, clien
   );
 }
 
-/** A live browser session of the user, as the admin console lists it. */
+/** A live browser session of the user, as the account page and the admin console list it. */
 export interface SessionView {
   /** The engine's session id (the row's id). */
   id: string;
@@ -180,7 +192,7 @@ export async function listSessions(store: Store, userUuid: string, now = new Dat
   return rows
     .map((row) => ({
       id: row.id,
-      uid: typeof row.payload.uid === 'string' ? row.payload.uid : row.uid,
+      uid: uidOf(row),
       userAgent: devices.get(row.id)?.user_agent ?? null,
       firstSeen: devices.get(row.id)?.first_seen ?? null,
       lastSeen: devices.get(row.id)?.last_seen ?? null,
@@ -193,27 +205,19 @@ export async function listSessions(store: Store, userUuid: string, now = new Dat
 }
 
 /**
- * Ends one browser session of the user (the admin console): the session, its grants and their tokens end in one
- * transaction, and each of its applications hears a backchannel logout with the sid it saw there. The user's other
- * sessions stay. False when the session is not (or no longer) theirs.
+ * Ends one browser session of the user (the account page, the admin console): the session, its grants and their
+ * tokens end in one transaction, and each of its applications hears a backchannel logout with the sid it saw there.
+ * The user's other sessions stay. Returns the ended session (its uid tells the account page whether it was its own);
+ * undefined when the session is not (or no longer) theirs.
  */
-export async function endOneSession(store: Store, userUuid: string, sessionId: string): Promise<boolean> {
+export async function endOneSession(store: Store, userUuid: string, sessionId: string): Promise<{ uid: string | null } | undefined> {
   return store.transaction(async (tx) => {
     const session = (await tx.oidcPayloads.findByAccount('Session', userUuid, new Date())).find((row) => row.id === sessionId);
-    if (!session) return false;
+    if (!session) return undefined;
     const { authorizations } = participantsOf(session.payload);
-    for (const { grant_id } of authorizations) {
-      if (!grant_id) continue;
-      await tx.oidcPayloads.revokeByGrantId(grant_id);
-      await tx.oidcPayloads.destroy('Grant', grant_id);
-    }
+    await endAuthorizations(tx, userUuid, authorizations);
     await tx.oidcPayloads.destroy('Session', session.id);
-    await emitBackchannelLogout(
-      tx,
-      userUuid,
-      authorizations.map(({ client_id, sid }) => (sid ? { client_id, sid } : { client_id })),
-    );
     await audit(tx, 'logout', { user: userUuid, details: { clients: authorizations.map(({ client_id }) => client_id), session: 'one' } });
-    return true;
+    return { uid: uidOf(session) };
   });
 }

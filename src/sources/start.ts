@@ -1,8 +1,10 @@
 /**
  * POST /if/flow/{slug}/{uid}/source/{source}: "Continue with {name}" on the sign-in page (a form with the page's
- * CSRF token); and the e-mail form's address in a source's `email_domains` (home-realm discovery). Sends the browser to the upstream with the code flow: PKCE S256, a fresh state and (oidc) nonce, the
- * application's login_hint passed on. The state is bound to this browser (the request cookie is named after it and
- * sealed with it) and spent once on the server (a stored challenge), so a forged or replayed callback finds nothing.
+ * CSRF token); and the e-mail form's address in a source's `email_domains` (home-realm discovery). Sends the
+ * browser to the upstream with the code flow: PKCE S256, a fresh state and (oidc) nonce, the application's
+ * login_hint passed on (SAML sources: saml-flow.ts). The state is bound to this browser (the request cookie is
+ * named after it and sealed with it) and spent once on the server (a stored challenge), so a forged or replayed
+ * callback finds nothing.
  */
 import * as client from 'openid-client';
 import type { InteractionContext } from '../interactions/state.js';
