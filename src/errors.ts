@@ -6,6 +6,8 @@
  * middleware (src/render-errors.ts) renders each in its family's shape; anything else is a bug: logged once
  * with its stack and answered generically. Nothing here knows Koa, so every layer may raise these.
  */
+import type { Text } from './i18n/messages.js';
+
 export interface AppErrorOptions {
   status?: number;
   /** Whether the message may be shown to the client (default: below 500). */
@@ -90,18 +92,27 @@ export class ProtocolError extends AppError {
 /** A way on from an error page: back to the application, or start again. */
 export interface PageLink {
   href: string;
-  label: string;
+  label: string | Text;
 }
 
-/** An error page for people: a heading, a plain-language message, and a way on when there is one. */
+/**
+ * An error page for people: a heading, a plain-language message, and a way on when there is one. Each is a
+ * catalogue key (or a Text with values), translated when the page is rendered; the Error's message is the key.
+ */
 export class PageError extends AppError {
-  readonly heading: string;
-  readonly title: string;
+  readonly heading: string | Text;
+  readonly title: string | Text;
+  readonly text: string | Text;
   readonly link?: PageLink;
   /** Shown small below the message, e.g. the OAuth error code for support. */
   readonly code?: string;
-  constructor(status: number, page: { heading: string; message: string; title?: string; link?: PageLink; code?: string }, cause?: unknown) {
-    super(page.message, { status, expose: true, cause });
+  constructor(
+    status: number,
+    page: { heading: string | Text; message: string | Text; title?: string | Text; link?: PageLink; code?: string },
+    cause?: unknown,
+  ) {
+    super(typeof page.message === 'string' ? page.message : page.message.key, { status, expose: true, cause });
+    this.text = page.message;
     this.heading = page.heading;
     this.title = page.title ?? page.heading;
     this.link = page.link;

@@ -27,6 +27,8 @@ import { landingRouter } from './pages/landing.js';
 import { measureRequests } from './observability/measure-requests.js';
 import { metricsRoute } from './observability/serve-metrics.js';
 import { scopeRequests } from './request-scope.js';
+import { localize } from './pages/language.js';
+import { Messages } from './i18n/messages.js';
 
 export interface AppParts {
   settings: Settings;
@@ -59,6 +61,7 @@ export function createApp({ settings, store, logger, limits, readiness, enqueue,
   app.use(logRequests(logger.child({ component: 'http' })));
   app.use(measureRequests());
   app.use(securityHeaders(settings.issuer.base_url));
+  app.use(localize(new Messages(settings.i18n)));
   app.use(renderErrors(logger.child({ component: 'http' })));
   const everythingElse = compose<Koa.Context>([
     health.routes(),

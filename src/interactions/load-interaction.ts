@@ -2,6 +2,7 @@
  * Finds the application and the engine's interaction for /if/flow/{slug}/{uid}/. The interaction comes
  * from the browser's interaction cookie; it must be the one named in the URL.
  */
+import type { LanguageHints } from '../i18n/choose-locale.js';
 import type { Next } from 'koa';
 import { PageError, unavailableIn } from '../errors.js';
 import { applicationHome } from '../domain/applications.js';
@@ -39,10 +40,14 @@ export function loadInteraction(apps: SignInApps, csrf: CsrfTokens, offered: (ap
       throw unavailableIn(error) ?? expired(error, entry.app); // a database outage is not an expired sign-in
     }
     if (details.uid !== ctx.params.uid || details.params.client_id !== entry.app.client_id) throw expired(undefined, entry.app);
+    // The pages' language may come from the application's ui_locales; the switcher returns to the page's start.
+    const base = interactionPath(entry.app.slug, details.uid);
+    const uiLocales = details.params.ui_locales;
+    (ctx.state as { language?: LanguageHints }).language = { uiLocales: typeof uiLocales === 'string' ? uiLocales : undefined, back: base };
     ctx.state.interaction = {
       entry,
       details,
-      base: interactionPath(entry.app.slug, details.uid),
+      base,
       csrf: csrf.tokenFor(details.uid),
       sources: offered(entry.app),
     };

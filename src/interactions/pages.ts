@@ -8,8 +8,9 @@ import { renderPage } from '../pages/render-page.js';
 import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { PageError } from '../errors.js';
 import { SETUP_CODE_MINUTES } from '../domain/password-setup.js';
+import { text } from '../i18n/messages.js';
 
-const titleOf = (ctx: InteractionContext) => `Sign in to ${ctx.state.interaction.entry.app.name}`;
+const titleOf = (ctx: InteractionContext) => text('sign_in.title', { app: ctx.state.interaction.entry.app.name });
 
 function common(ctx: InteractionContext) {
   const { entry, base, csrf } = ctx.state.interaction;

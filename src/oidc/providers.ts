@@ -29,10 +29,10 @@ export const SHARED_PREFIX = '/application/o';
 export const issuerOf = (baseUrl: string, slug: string) => `${baseUrl}${SHARED_PREFIX}/${slug}/`;
 
 /**
- * The discovery document advertises the shared endpoints, not the per-app paths the engine would list; the device
- * authorization endpoint and grant only for an application that has the device_code grant.
+ * The discovery document advertises the shared endpoints, not the per-app paths the engine would list, and the
+ * pages' languages; the device authorization endpoint and grant only for an application that has the device_code grant.
  */
-function advertiseSharedEndpoints(baseUrl: string, app: ApplicationSettings) {
+function advertiseSharedEndpoints(baseUrl: string, app: ApplicationSettings, locales: string[]) {
   return async function advertiseShared(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
     await next();
     if (ctx.oidc?.route !== 'discovery' || !ctx.body || typeof ctx.body !== 'object') return;
@@ -50,6 +50,8 @@ function advertiseSharedEndpoints(baseUrl: string, app: ApplicationSettings) {
       // Ours (src/oidc/introspect.ts), not the engine's: it lists nothing about it by itself.
       introspection_endpoint: `${baseUrl}${SHARED_PREFIX}/introspect/`,
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      // The languages the sign-in pages come in (ui_locales picks one; src/i18n/choose-locale.ts).
+      ui_locales_supported: locales,
     });
   };
 }
@@ -73,7 +75,7 @@ export function createProviders(parts: ProviderParts & { logger: Logger }): Prov
     checkSigningKeyOf(app, parts.keys);
     const provider = new Provider(issuerOf(settings.issuer.base_url, app.slug), providerConfiguration(app, parts));
     provider.proxy = settings.server.trust_proxy;
-    provider.use(advertiseSharedEndpoints(settings.issuer.base_url, app) as never);
+    provider.use(advertiseSharedEndpoints(settings.issuer.base_url, app, settings.i18n.locales) as never);
     provider.use(recordEndedSessions(parts.store, logger) as never);
     provider.use(devices as never);
     replaceBackchannelSender(provider);

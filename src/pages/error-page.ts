@@ -7,7 +7,7 @@ export function renderErrorPage(ctx: Context, error: PageError): void {
   renderPage(
     ctx,
     'error',
-    { title: error.title, heading: error.heading, message: error.message, link: error.link, code: error.code },
+    { title: error.title, heading: error.heading, message: error.text, link: error.link, code: error.code },
     error.status,
   );
   ctx.set(error.headers);

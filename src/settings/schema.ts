@@ -6,6 +6,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { int, section } from './schema-parts.js';
 import { applicationsSchema } from './applications-schema.js';
 import { sourcesSchema } from './sources-schema.js';
+import { LOCALES } from '../i18n/catalogues.js';
 
 export const settingsSchema = {
   type: 'object',
@@ -34,6 +35,7 @@ export const settingsSchema = {
     'device_flow',
     'landing',
     'invitations',
+    'i18n',
     'sources',
     'applications',
   ],
@@ -311,6 +313,28 @@ export const settingsSchema = {
         },
       },
     ),
+    i18n: section('The languages of the pages and mails (docs/i18n.md).', {
+      default_locale: {
+        type: 'string',
+        enum: LOCALES,
+        description:
+          'The language of a page when nothing else names one (the switcher, ui_locales, the account, Accept-Language; docs/i18n.md).',
+      },
+      locales: {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: { type: 'string', enum: LOCALES },
+        description: 'The languages offered: the switcher lists them and discovery names them (ui_locales_supported).',
+      },
+      overrides: {
+        type: 'object',
+        propertyNames: { enum: LOCALES },
+        additionalProperties: { type: 'object', additionalProperties: { type: 'string', maxLength: 4000 } },
+        description:
+          'Your own wording for any message, by locale and key (the keys are in locales/en/*.json), e.g. {en: {"sign_in.title": "Sign in to Acme"}}. ICU message syntax.',
+      },
+    }),
     sources: sourcesSchema,
     applications: applicationsSchema,
   },

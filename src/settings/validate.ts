@@ -8,6 +8,7 @@ import { isSecureOrLoopbackUrl } from '../loopback.js';
 import { ConfigError, collect } from './config-error.js';
 import { checkApplications, secretFromEnvironment } from './application-rules.js';
 import { checkSources } from './source-rules.js';
+import { checkLanguages } from './i18n-rules.js';
 
 export { ConfigError } from './config-error.js';
 
@@ -110,7 +111,9 @@ export function validateSettings(raw: unknown): Settings {
         ]
       : [];
   // Sources are checked once the schema holds (their rules read fields it guarantees).
-  const sourceProblems = valid ? collect([() => checkSources(raw as Settings), () => checkProvisioning(raw as Settings)]) : [];
+  const sourceProblems = valid
+    ? collect([() => checkSources(raw as Settings), () => checkProvisioning(raw as Settings), () => checkLanguages(raw as Settings)])
+    : [];
   const problems = [...schemaProblems, ...ruleProblems, ...sourceProblems].map((message) => namingTheApplication(message, raw));
   if (problems.length) throw new ConfigError(problems);
   return raw as Settings;
