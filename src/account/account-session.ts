@@ -8,6 +8,7 @@ import type Provider from 'oidc-provider';
 import type { UserRow } from '../store/contract.js';
 import { findUserByUuid } from '../domain/users.js';
 import type { AccountDeps } from './state.js';
+import type { LanguageHints } from '../i18n/choose-locale.js';
 import { startAccountSignIn } from './sign-in.js';
 
 /** Changes ask for a fresh sign-in when the last one is older than this (password or passkey again). */
@@ -35,6 +36,16 @@ export function loadAccountSession(deps: AccountDeps) {
       return ctx.redirect(`${deps.portal.path}/`);
     }
     ctx.state.account = found;
+    if (deps.portal.translated) {
+      // The account's stored locale is a hint for its pages' language; a page answering a POST switches back to /account/.
+      const { attributes } = found.user;
+      const stored = [attributes?.locale, attributes?.preferred_language].find((tag) => typeof tag === 'string' && tag);
+      ctx.state.language = {
+        ...((ctx.state.language ?? {}) as LanguageHints),
+        account: stored as string | undefined,
+        back: `${deps.portal.path}/`,
+      } satisfies LanguageHints;
+    }
     return next();
   };
 }

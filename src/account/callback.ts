@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { PageError } from '../errors.js';
+import { messagesOf } from '../i18n/choose-locale.js';
 import { flowCookie, type AccountFlow } from './sign-in.js';
 import type { Portal } from './portal.js';
 import type { AccountDeps } from './state.js';
@@ -22,17 +23,23 @@ interface StoredCode {
   consume(): Promise<void>;
 }
 
-const again = (portal: Portal, message: string, cause?: unknown) =>
-  new PageError(
+/**
+ * The error page of a sign-in that did not come back right. Its words are catalogue keys, translated on the page;
+ * the admin console's (not translated) gets them in English.
+ */
+const again = (ctx: Context, portal: Portal, message: string, cause?: unknown) => {
+  const words = portal.translated ? (key: string) => key : messagesOf(ctx).translator('en').t;
+  return new PageError(
     400,
     {
       title: portal.title,
-      heading: 'You are not signed in',
-      message,
-      link: { href: `${portal.path}/`, label: 'Sign in again' },
+      heading: words('account.callback.heading'),
+      message: words(message),
+      link: { href: `${portal.path}/`, label: words('account.sign_in_again') },
     },
     cause,
   );
+};
 
 export function accountCallback(deps: AccountDeps) {
   const secrets = secretsFrom(deps.settings.secrets.key);
@@ -41,10 +48,9 @@ export function accountCallback(deps: AccountDeps) {
   return async function accountCallback(ctx: Context) {
     const flow = deps.unseal<AccountFlow>(`${portal.cookie}-flow`, ctx.cookies.get(flowCookie(portal)));
     ctx.cookies.set(flowCookie(portal), null, { path: portal.path, overwrite: true });
-    if (!flow || !secrets.equal(ctx.query.state, flow.state))
-      throw again(portal, 'This sign-in was started in another tab or has expired.');
+    if (!flow || !secrets.equal(ctx.query.state, flow.state)) throw again(ctx, portal, 'account.callback.other_tab');
     if (ctx.query.error)
-      throw again(portal, ctx.query.error === 'access_denied' ? 'The sign-in was cancelled.' : 'The sign-in did not complete.');
+      throw again(ctx, portal, ctx.query.error === 'access_denied' ? 'account.callback.cancelled' : 'account.callback.incomplete');
 
     const provider = deps.provider() as unknown as { AuthorizationCode: { find(value: string): Promise<StoredCode | undefined> } };
     const value = typeof ctx.query.code === 'string' ? ctx.query.code : '';
@@ -57,12 +63,12 @@ export function accountCallback(deps: AccountDeps) {
       code.redirectUri !== redirectUri ||
       !secrets.equal(challenge, code.codeChallenge ?? '')
     ) {
-      throw again(portal, 'This sign-in link has already been used or has expired.');
+      throw again(ctx, portal, 'account.callback.used_or_expired');
     }
     try {
       await code.consume(); // a second redemption of the same code fails here (compare-and-set in the store)
     } catch (error) {
-      throw again(portal, 'This sign-in link has already been used.', error);
+      throw again(ctx, portal, 'account.callback.used', error);
     }
     deps.cookies.set(ctx, code.sessionUid, code.accountId);
     ctx.status = 303;

@@ -30,7 +30,7 @@ export function addPasskey(deps: AccountDeps) {
     });
     if (!added)
       return renderAccount(ctx, deps, {
-        error: { section: 'passkeys', message: 'The passkey could not be added. Try again.' },
+        error: { section: 'passkeys', message: 'account.passkeys.add_failed' },
         status: 400,
       });
     return backToAccount(ctx, 'passkey-added');
@@ -43,12 +43,12 @@ export function changePasskey(deps: AccountDeps) {
     const id = formField(ctx, 'id');
     if (ctx.path.endsWith('/remove')) {
       if (!(await removePasskey(deps.store, user, id)))
-        return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'That passkey was not found.' }, status: 404 });
+        return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'account.passkeys.not_found' }, status: 404 });
       return backToAccount(ctx, 'passkey-removed');
     }
     if (!(await renamePasskey(deps.store, user, id, formField(ctx, 'name')))) {
       return renderAccount(ctx, deps, {
-        error: { section: 'passkeys', message: 'Give the passkey a name (at most 64 characters).' },
+        error: { section: 'passkeys', message: 'account.passkeys.name_invalid' },
         status: 400,
       });
     }
@@ -60,7 +60,7 @@ export function signOutApplication(deps: AccountDeps) {
   return async function signOutApplication(ctx: AccountContext) {
     const clientId = formField(ctx, 'client_id');
     if (!deps.appName(clientId))
-      return renderAccount(ctx, deps, { error: { section: 'apps', message: 'That application is not known.' }, status: 404 });
+      return renderAccount(ctx, deps, { error: { section: 'apps', message: 'account.apps.unknown' }, status: 404 });
     await signOutOfApplication(deps.store, ctx.state.account.user, clientId);
     return backToAccount(ctx, 'app-signed-out');
   };
@@ -71,10 +71,10 @@ export function signOutEverywhere(deps: AccountDeps) {
     await signOutOfEverything(deps.store, ctx.state.account.user);
     deps.cookies.clear(ctx);
     renderPage(ctx, 'message', {
-      title: 'Signed out',
-      heading: 'You are signed out everywhere',
-      message: 'Every application and browser you were signed in with has been signed out.',
-      link: { href: '/account/', label: 'Sign in again' },
+      title: 'account.signed_out.title',
+      heading: 'account.signed_out.everywhere_heading',
+      message: 'account.signed_out.everywhere_message',
+      link: { href: '/account/', label: 'account.sign_in_again' },
     });
   };
 }
@@ -83,10 +83,7 @@ export function unlinkSource(deps: AccountDeps) {
   return async function unlinkSource(ctx: AccountContext) {
     const outcome = await unlinkOwnSource(deps.store, ctx.state.account.user, formField(ctx, 'source'));
     if (outcome === 'unlinked') return backToAccount(ctx, 'source-unlinked');
-    const message =
-      outcome === 'last_way'
-        ? 'This is your only way to sign in. Set a password or add a passkey first, then unlink it.'
-        : 'That link was not found.';
+    const message = outcome === 'last_way' ? 'account.sources.last_way' : 'account.sources.not_found';
     return renderAccount(ctx, deps, { error: { section: 'sources', message }, status: outcome === 'last_way' ? 409 : 404 });
   };
 }
@@ -97,14 +94,14 @@ export function signOutDevice(deps: AccountDeps) {
     const { user, sid } = ctx.state.account;
     const ended = await endOneSession(deps.store, user.uuid, formField(ctx, 'session'));
     if (!ended)
-      return renderAccount(ctx, deps, { error: { section: 'devices', message: 'That browser is signed out already.' }, status: 404 });
+      return renderAccount(ctx, deps, { error: { section: 'devices', message: 'account.devices.already_signed_out' }, status: 404 });
     if (ended.uid !== sid) return backToAccount(ctx, 'device-signed-out');
     deps.cookies.clear(ctx);
     renderPage(ctx, 'message', {
-      title: 'Signed out',
-      heading: 'You are signed out of this browser',
-      message: 'This browser and the applications you used in it are signed out. Your other browsers stay signed in.',
-      link: { href: '/account/', label: 'Sign in again' },
+      title: 'account.signed_out.title',
+      heading: 'account.signed_out.this_browser_heading',
+      message: 'account.signed_out.this_browser_message',
+      link: { href: '/account/', label: 'account.sign_in_again' },
     });
   };
 }
@@ -113,12 +110,11 @@ export function signOutDevice(deps: AccountDeps) {
 export function confirmSignOutEverywhere() {
   return async function confirmSignOutEverywhere(ctx: AccountContext) {
     renderPage(ctx, 'confirm', {
-      title: 'Sign out everywhere?',
-      heading: 'Sign out everywhere?',
-      explain:
-        'Every browser and application you are signed in with, this one included, is signed out. You sign in again where you need to.',
+      title: 'account.everywhere.question',
+      heading: 'account.everywhere.question',
+      explain: 'account.everywhere.explain',
       action: '/account/sign-out-everywhere',
-      button: 'Sign out everywhere',
+      button: 'account.everywhere.sign_out',
       back: '/account/#devices',
       csrf: ctx.state.account.csrf,
     });

@@ -10,7 +10,8 @@ import { renderPage } from '../pages/render-page.js';
 import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { changePassword, regenerateRecoveryCodes, removeOwnTotp } from '../domain/account-changes.js';
 import { enrolTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
-import { waitText } from '../pages/wait-text.js';
+import { waitValues } from './guard-changes.js';
+import { text, type Text } from '../i18n/messages.js';
 import { userKey, type LimitKind } from '../domain/rate-limits.js';
 
 export function submitPasswordChange(deps: AccountDeps) {
@@ -26,7 +27,7 @@ export function submitPasswordChange(deps: AccountDeps) {
     const limited = await deps.limits.attempt(keys);
     if (!limited.allowed)
       return renderAccount(ctx, deps, {
-        error: { section: 'password', message: `Too many wrong passwords. Try again in ${waitText(limited.retryAfterSeconds)}.` },
+        error: { section: 'password', message: text('account.password.too_many', waitValues(limited.retryAfterSeconds)) },
         status: 429,
       });
     const outcome = await changePassword(deps.store, deps.sendMail, {
@@ -39,20 +40,23 @@ export function submitPasswordChange(deps: AccountDeps) {
     });
     if (outcome.ok || outcome.field !== 'current') await Promise.all(keys.map(([kind, key]) => deps.limits.reset(kind, key)));
     if (!outcome.ok) {
-      return renderAccount(ctx, deps, { error: { section: 'password', message: outcome.problems.join(' ') }, status: 400 });
+      // The new password's problems come from the password policy (src/domain), shared with the sign-in pages'
+      // password setup, in English; the wrong current password is the account page's own.
+      const message = outcome.field === 'current' ? 'account.password.current_wrong' : outcome.problems.join(' ');
+      return renderAccount(ctx, deps, { error: { section: 'password', message }, status: 400 });
     }
     return backToAccount(ctx, 'password-changed');
   };
 }
 
-async function renderTotpEnrolment(ctx: AccountContext, deps: AccountDeps, secret: string, error?: string) {
+async function renderTotpEnrolment(ctx: AccountContext, deps: AccountDeps, secret: string, error?: string | Text) {
   const { user, csrf } = ctx.state.account;
   const issuer = new URL(deps.settings.issuer.base_url).host;
   const qr = await QRCode.toDataURL(otpauthUrl(secret, user.email, issuer), { errorCorrectionLevel: 'M', margin: 1, scale: 6 });
   renderPage(
     ctx,
     'account-totp',
-    { title: 'Set up an authenticator app', csrf, qr, secret: secret.replace(/(.{4})/g, '$1 ').trim(), error },
+    { title: 'account.totp.set_up', csrf, qr, secret: secret.replace(/(.{4})/g, '$1 ').trim(), error },
     error ? 400 : 200,
   );
 }
@@ -62,7 +66,7 @@ export function startTotp(deps: AccountDeps) {
     const secret = await pendingTotpSecret(deps.store, ctx.state.account.user, deps.settings.secrets.key, true);
     if (!secret)
       return renderAccount(ctx, deps, {
-        error: { section: 'totp', message: 'An authenticator app is already set up. Remove it first to set up another.' },
+        error: { section: 'totp', message: 'account.two_step.already_set_up' },
         status: 409,
       });
     return renderTotpEnrolment(ctx, deps, secret);
@@ -77,9 +81,9 @@ export function confirmTotp(deps: AccountDeps) {
     if (outcome !== 'ok') {
       const secret = await pendingTotpSecret(deps.store, user, key, false);
       if (!secret) return backToAccount(ctx, 'confirmed');
-      return renderTotpEnrolment(ctx, deps, secret, 'That code is not right. Check the app and try the next code.');
+      return renderTotpEnrolment(ctx, deps, secret, 'account.totp.wrong_code');
     }
-    return renderCodes(ctx, await regenerateRecoveryCodes(deps.store, user, key), 'Two-step verification is on');
+    return renderCodes(ctx, await regenerateRecoveryCodes(deps.store, user, key), 'account.codes.heading_on');
   };
 }
 
@@ -93,14 +97,14 @@ export function removeTotp(deps: AccountDeps) {
 export function newRecoveryCodes(deps: AccountDeps) {
   return async function newRecoveryCodes(ctx: AccountContext) {
     const { user } = ctx.state.account;
-    return renderCodes(ctx, await regenerateRecoveryCodes(deps.store, user, deps.settings.secrets.key), 'Your new recovery codes');
+    return renderCodes(ctx, await regenerateRecoveryCodes(deps.store, user, deps.settings.secrets.key), 'account.codes.heading_new');
   };
 }
 
 /** Shown once: as a list, as text to copy, and as a file to download. */
 function renderCodes(ctx: AccountContext, codes: string[], heading: string) {
   renderPage(ctx, 'account-codes', {
-    title: 'Save your recovery codes',
+    title: 'account.codes.title',
     heading,
     scripts: true,
     codes,

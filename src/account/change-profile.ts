@@ -8,20 +8,36 @@ import type { AccountDeps } from './state.js';
 import { backToAccount, renderAccount } from './show-account.js';
 import { cancelEmailChange, confirmEmailChange, EMAIL_CODE_TRIES, requestEmailChange } from '../domain/email-change.js';
 import { updateUser } from '../domain/users.js';
-import { codeProblemText } from '../pages/code-problem.js';
+import type { CodeProblem } from '../pages/code-problem.js';
+import { text, type Text } from '../i18n/messages.js';
 
-const profileError = (ctx: AccountContext, deps: AccountDeps, message: string, status = 400) =>
+const profileError = (ctx: AccountContext, deps: AccountDeps, message: string | Text, status = 400) =>
   renderAccount(ctx, deps, { error: { section: 'profile', message }, status });
 
-const managedByAdministrator = (ctx: AccountContext, deps: AccountDeps) =>
-  profileError(ctx, deps, 'Your profile is managed by your administrator.', 403);
+const managedByAdministrator = (ctx: AccountContext, deps: AccountDeps) => profileError(ctx, deps, 'account.profile.managed', 403);
+
+/** What the person reads when the mailed code did not work (src/pages/code-problem.ts' words, as keys). */
+function codeProblem(problem: CodeProblem): string | Text {
+  switch (problem.reason) {
+    case 'wrong':
+      return text('account.profile.code_wrong', { left: problem.triesLeft, tries: EMAIL_CODE_TRIES });
+    case 'expired':
+      return 'account.profile.code_expired';
+    case 'exhausted':
+      return 'account.profile.code_exhausted';
+    case 'missing':
+      return 'account.profile.code_missing';
+    case 'taken':
+      return 'account.profile.email_taken';
+  }
+}
 
 export function saveProfile(deps: AccountDeps) {
   return async function saveProfile(ctx: AccountContext) {
     const { user } = ctx.state.account;
     if (!deps.settings.account.profile_edits) return managedByAdministrator(ctx, deps);
     const name = formField(ctx, 'name').trim();
-    if (!name || name.length > 150) return profileError(ctx, deps, 'Enter a name of at most 150 characters.');
+    if (!name || name.length > 150) return profileError(ctx, deps, 'account.profile.name_invalid');
     // The address first: a refused one saves nothing, the name included.
     const asked = await requestEmailChange(deps.store, deps.sendMail, {
       user,
@@ -29,7 +45,7 @@ export function saveProfile(deps: AccountDeps) {
       key: deps.settings.secrets.key,
     });
     if (!asked.ok)
-      return profileError(ctx, deps, asked.problem === 'invalid' ? 'Enter a valid e-mail address.' : 'That e-mail address cannot be used.');
+      return profileError(ctx, deps, asked.problem === 'invalid' ? 'account.profile.email_invalid' : 'account.profile.email_taken');
     if (name !== user.name) await updateUser(deps.store, user.id, { name });
     return backToAccount(ctx, asked.pending ? 'email-code-sent' : 'profile-saved');
   };
@@ -44,7 +60,7 @@ export function confirmEmail(deps: AccountDeps) {
       key: deps.settings.secrets.key,
     });
     if (check.ok) return backToAccount(ctx, 'email-changed');
-    return profileError(ctx, deps, codeProblemText(check, EMAIL_CODE_TRIES, 'Save the new address again to get a new code.'));
+    return profileError(ctx, deps, codeProblem(check));
   };
 }
 

@@ -8,31 +8,42 @@ import { PageError } from '../errors.js';
 import { isRecent, type AccountContext } from './account-session.js';
 import { startAccountSignIn } from './sign-in.js';
 import type { AccountDeps } from './state.js';
-import { waitText } from '../pages/wait-text.js';
+import { text } from '../i18n/messages.js';
 import { actAs, currentActor } from '../domain/audit.js';
 
 /** A fresh sign-in (prompt=login) for the person on the page, back to the page afterwards. */
 export const confirmIdentity = (ctx: AccountContext, deps: AccountDeps) =>
   startAccountSignIn(ctx, deps, { returnTo: '/account/confirmed', fresh: { loginHint: ctx.state.account.user.email } });
 
+/**
+ * How long to wait, as the values of a message's `{unit, select, …}{count, plural, …}` (src/pages/wait-text.ts'
+ * rounding: seconds below 90, then minutes below 90, then hours).
+ */
+export function waitValues(seconds: number): { unit: 'second' | 'minute' | 'hour'; count: number } {
+  if (seconds < 90) return { unit: 'second', count: seconds };
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 90) return { unit: 'minute', count: minutes };
+  return { unit: 'hour', count: Math.ceil(minutes / 60) };
+}
+
 export function guardChanges(deps: AccountDeps) {
   return async function guardChanges(ctx: AccountContext, next: Next) {
     const { sid, user } = ctx.state.account;
     if (!deps.cookies.isValidCsrf(sid, ctx.request.body?.csrf)) {
       throw new PageError(403, {
-        title: 'Your account',
-        heading: 'This form has expired',
-        message: 'Reload your account page and try again.',
-        link: { href: '/account/', label: 'Reload the page' },
+        title: 'account.title',
+        heading: 'account.form_expired.heading',
+        message: 'account.form_expired.message',
+        link: { href: '/account/', label: 'account.form_expired.link' },
       });
     }
     const limited = await deps.limits.attempt([['account_changes', user.uuid]]);
     if (!limited.allowed) {
       throw new PageError(429, {
-        title: 'Your account',
-        heading: 'Too many changes',
-        message: `You have made many changes in a short time. Try again in ${waitText(limited.retryAfterSeconds)}.`,
-        link: { href: '/account/', label: 'Back to your account' },
+        title: 'account.title',
+        heading: 'account.too_many_changes.heading',
+        message: text('account.too_many_changes.message', waitValues(limited.retryAfterSeconds)),
+        link: { href: '/account/', label: 'account.too_many_changes.link' },
       });
     }
     if (!isRecent(ctx.state.account)) {

@@ -11,9 +11,23 @@ export interface Portal {
   clientId: string;
   /** Its session cookie's name; the sign-in's flow cookie adds _flow. */
   cookie: string;
-  /** Page titles and the headings of its errors. */
+  /** Page titles and the headings of its errors: a catalogue key where its pages are translated. */
   title: string;
+  /** Whether its pages are in the reader's language (the account page); the admin console stays in English. */
+  translated: boolean;
 }
 
-export const ACCOUNT_PORTAL: Portal = { path: '/account', clientId: ACCOUNT_CLIENT_ID, cookie: 'idp_account', title: 'Your account' };
-export const ADMIN_PORTAL: Portal = { path: '/admin', clientId: ADMIN_CLIENT_ID, cookie: 'idp_admin', title: 'Admin console' };
+export const ACCOUNT_PORTAL: Portal = {
+  path: '/account',
+  clientId: ACCOUNT_CLIENT_ID,
+  cookie: 'idp_account',
+  title: 'account.title',
+  translated: true,
+};
+export const ADMIN_PORTAL: Portal = {
+  path: '/admin',
+  clientId: ADMIN_CLIENT_ID,
+  cookie: 'idp_admin',
+  title: 'Admin console',
+  translated: false,
+};

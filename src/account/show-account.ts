@@ -12,31 +12,31 @@ import { hasTotp } from '../domain/totp.js';
 import { ACCOUNT_CLIENT_ID } from '../domain/account-client.js';
 import { pendingEmailChange } from '../domain/email-change.js';
 import { listSessions } from '../domain/logout.js';
-import { describeBrowser } from './describe-browser.js';
+import { browserOf } from './describe-browser.js';
+import type { Text } from '../i18n/messages.js';
 
-/** Notices by key (the query names one; nothing from the URL is shown as text). */
+/** Notices by the query's name for them (nothing from the URL is shown as text): their catalogue keys. */
 export const NOTICES = {
-  'password-changed': 'Your password was changed. Your other sessions were signed out.',
-  'profile-saved': 'Your profile was saved.',
-  'email-code-sent':
-    'We sent a code to your new address. Enter it below to confirm the address; until then your e-mail address stays as it is.',
-  'email-changed': 'Your e-mail address was changed.',
-  'email-kept': 'Your e-mail address stays as it is.',
-  'totp-removed': 'Two-step verification with an authenticator app was removed.',
-  'passkey-added': 'Your passkey was added.',
-  'passkey-renamed': 'Your passkey was renamed.',
-  'passkey-removed': 'Your passkey was removed.',
-  'app-signed-out': 'You were signed out of the application.',
-  'device-signed-out': 'That browser was signed out; its applications were told.',
-  'source-unlinked': 'The link was removed. Signing in there no longer signs you in here until you link it again.',
-  confirmed: 'Thank you: you can make changes for the next ten minutes.',
+  'password-changed': 'account.notice.password_changed',
+  'profile-saved': 'account.notice.profile_saved',
+  'email-code-sent': 'account.notice.email_code_sent',
+  'email-changed': 'account.notice.email_changed',
+  'email-kept': 'account.notice.email_kept',
+  'totp-removed': 'account.notice.totp_removed',
+  'passkey-added': 'account.notice.passkey_added',
+  'passkey-renamed': 'account.notice.passkey_renamed',
+  'passkey-removed': 'account.notice.passkey_removed',
+  'app-signed-out': 'account.notice.app_signed_out',
+  'device-signed-out': 'account.notice.device_signed_out',
+  'source-unlinked': 'account.notice.source_unlinked',
+  confirmed: 'account.notice.confirmed',
 } as const;
 export type NoticeKey = keyof typeof NOTICES;
 
-/** An error shown beside one section's form. */
+/** An error shown beside one section's form: a catalogue key, or a Text with values. */
 export interface SectionError {
   section: 'profile' | 'password' | 'totp' | 'passkeys' | 'sources' | 'devices' | 'apps';
-  message: string;
+  message: string | Text;
 }
 
 export async function renderAccount(
@@ -55,7 +55,6 @@ export async function renderAccount(
     deps.store.sourceLinks.listForUser(user.id),
     listSessions(deps.store, user.uuid),
   ]);
-  const day = (date: Date | null) => (date ? date.toISOString().slice(0, 10) : 'never');
   const sourceName = (slug: string) => deps.settings.sources.find((source) => source.slug === slug)?.name ?? slug;
   // The same rule as the unlink itself (domain/source-links.ts): another way to sign in must remain.
   const canUnlink = links.length > 1 || password || passkeys.length > 0;
@@ -64,7 +63,7 @@ export async function renderAccount(
     ctx,
     'account',
     {
-      title: 'Your account',
+      title: 'account.title',
       wide: true,
       scripts: true,
       csrf,
@@ -79,23 +78,24 @@ export async function renderAccount(
       sources: links.map((link) => ({
         slug: link.source,
         name: sourceName(link.source),
-        added: day(link.created_at),
-        used: day(link.last_used_at),
+        // Dates: the view formats them in the reader's locale ('never' when absent).
+        added: link.created_at,
+        used: link.last_used_at,
       })),
       canUnlink,
       devices: sessions.map((session) => ({
         id: session.id,
         current: session.uid === ctx.state.account.sid,
-        what: describeBrowser(session.userAgent),
-        first: session.firstSeen ? session.firstSeen.toISOString().slice(0, 16).replace('T', ' ') : 'unknown',
-        last: (session.lastSeen ?? session.signedInAt)?.toISOString().slice(0, 16).replace('T', ' ') ?? 'unknown',
+        ...browserOf(session.userAgent),
+        first: session.firstSeen ?? undefined,
+        last: session.lastSeen ?? session.signedInAt ?? undefined,
         apps: session.clients.filter((id) => id !== ACCOUNT_CLIENT_ID).map((id) => deps.appName(id) ?? id),
       })),
       passkeys: passkeys.map((passkey) => ({
         ...passkey,
-        kind: passkey.device_type === 'multiDevice' ? 'Synced passkey' : 'Device-bound passkey',
-        added: passkey.created_at.toISOString().slice(0, 10),
-        used: passkey.last_used_at ? passkey.last_used_at.toISOString().slice(0, 10) : 'never',
+        kind: passkey.device_type === 'multiDevice' ? 'account.passkeys.synced' : 'account.passkeys.device_bound',
+        added: passkey.created_at,
+        used: passkey.last_used_at,
       })),
       passkeyForm: { action: '/account/passkeys/add', options: '/account/passkeys/options' },
       recent: isRecent(ctx.state.account),

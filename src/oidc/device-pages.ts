@@ -9,8 +9,8 @@ import type { ApplicationSettings } from '../settings/schema.js';
 import type { Store } from '../store/contract.js';
 import { renderPage } from '../pages/render-page.js';
 import { userAllowedIn } from '../domain/applications.js';
-
-const START_AGAIN = 'Start signing in on your device again to get a new code.';
+import { text } from '../i18n/messages.js';
+import type { LanguageHints } from '../i18n/choose-locale.js';
 
 /** The engine's form details: where it posts, and the session's xsrf value. */
 const formOf = (ctx: KoaContextWithOIDC) => ({
@@ -18,25 +18,33 @@ const formOf = (ctx: KoaContextWithOIDC) => ({
   xsrf: String((ctx.oidc.session?.state as { secret?: string } | undefined)?.secret ?? ''),
 });
 
+/** A page answering the form's POST: the language switcher brings the reader back to the code entry. */
+const backToEntry = (ctx: KoaContextWithOIDC) => {
+  ctx.state.language = {
+    ...((ctx.state.language ?? {}) as LanguageHints),
+    back: new URL(ctx.oidc.urlFor('code_verification'), 'http://localhost').pathname,
+  } satisfies LanguageHints;
+};
+
 /**
  * The engine's problems with a typed code, by class (its re-render errors carry their class name): what the
- * entry page says above the field.
+ * entry page says above the field (a catalogue key).
  */
 function entryProblem(error: Error | undefined, status: number): string | undefined {
   switch (error?.name) {
     case undefined:
       return undefined;
     case 'NoCodeError':
-      return 'Type the code your device shows.';
+      return 'device.entry.no_code';
     case 'NotFoundError':
-      return 'That code is not right. Check the code your device shows and type it again.';
+      return 'device.entry.not_found';
     case 'ExpiredError':
-      return `That code has expired. ${START_AGAIN}`;
+      return 'device.entry.expired';
     case 'AlreadyUsedError':
-      return `That code has been used already. ${START_AGAIN}`;
+      return 'device.entry.used';
     default:
       // A form kept open past its session (the xsrf value is gone), or a fault of ours.
-      return status >= 500 ? 'Something went wrong on our side. Try again in a moment.' : 'This page had expired. Type the code again.';
+      return status >= 500 ? 'device.entry.failed' : 'device.entry.page_expired';
   }
 }
 
@@ -47,14 +55,14 @@ export function devicePages(app: ApplicationSettings, store: Store) {
   return {
     /** The entry page, and the page after a problem; a denial ends here too (the engine re-renders on it). */
     async userCodeInputSource(ctx: KoaContextWithOIDC, _form: string, _out?: unknown, error?: Error) {
+      if (ctx.method === 'POST') backToEntry(ctx);
       if (error?.name === 'AbortedError') {
         const notAllowed = error.cause instanceof errors.AccessDenied;
+        const values = { app: app.name };
         renderPage(ctx as never, 'message', {
-          title: notAllowed ? 'Not allowed' : 'Request denied',
-          heading: notAllowed ? `You may not use ${app.name}` : 'Request denied',
-          message: notAllowed
-            ? `Your account is not allowed to use ${app.name}, so your device was not signed in. Ask your administrator for access.`
-            : `${app.name} on your device was not signed in. You can close this page.`,
+          title: notAllowed ? 'device.not_allowed.title' : 'device.denied.title',
+          heading: notAllowed ? text('device.not_allowed.heading', values) : 'device.denied.title',
+          message: notAllowed ? text('device.not_allowed.message', values) : text('device.denied.message', values),
         });
         return;
       }
@@ -63,7 +71,7 @@ export function devicePages(app: ApplicationSettings, store: Store) {
       renderPage(
         ctx as never,
         'device',
-        { title: 'Sign in on a device', ...formOf(ctx), code: typedCode(error), error: entryProblem(error, status) },
+        { title: 'device.entry.title', ...formOf(ctx), code: typedCode(error), error: entryProblem(error, status) },
         status,
       );
     },
@@ -72,8 +80,9 @@ export function devicePages(app: ApplicationSettings, store: Store) {
     async userCodeConfirmSource(ctx: KoaContextWithOIDC, _form: string, _client: unknown, _deviceInfo: unknown, userCode: string) {
       const accountId = ctx.oidc.session?.accountId;
       const signedIn = accountId ? (await userAllowedIn(store, app, accountId)).user : undefined;
+      if (ctx.method === 'POST') backToEntry(ctx);
       renderPage(ctx as never, 'device-confirm', {
-        title: `Allow ${app.name}?`,
+        title: text('device.confirm.title', { app: app.name }),
         appName: app.name,
         ...formOf(ctx),
         code: userCode,
@@ -83,10 +92,11 @@ export function devicePages(app: ApplicationSettings, store: Store) {
 
     /** Allowed and signed in: the device's next poll gets its tokens. */
     async successSource(ctx: KoaContextWithOIDC) {
+      if (ctx.method === 'POST') backToEntry(ctx);
       renderPage(ctx as never, 'message', {
-        title: 'Device signed in',
-        heading: 'Your device is signed in',
-        message: `${app.name} on your device is signed in. You can close this page and go back to your device.`,
+        title: 'device.done.title',
+        heading: 'device.done.heading',
+        message: text('device.done.message', { app: app.name }),
       });
     },
   };

@@ -26,20 +26,22 @@ function cancelTarget(ctx: KoaContextWithOIDC): { href: string; name: string } |
   return href ? { href, name: client.clientName ?? client.clientId } : undefined;
 }
 
-/** `form` is the engine's `<form id="op.logoutForm" …>` holding the xsrf field; it is HTML we pass through. */
+/**
+ * `form` is the engine's `<form id="op.logoutForm" …>` holding the xsrf field; it is HTML we pass through, open:
+ * views/logout.eta adds the logout=yes field and the (translated) Sign out button, and closes it.
+ */
 export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
-  const fields = '<input type="hidden" name="logout" value="yes"/><button type="submit" autofocus>Sign out</button>';
-  const withButton = form.replace('</form>', `${fields}</form>`);
+  const open = form.replace('</form>', '');
   if (!ctx.oidc.params?.id_token_hint) {
-    renderPage(ctx as never, 'logout', { title: 'Sign out?', form: withButton, confirm: true, cancel: cancelTarget(ctx) });
+    renderPage(ctx as never, 'logout', { title: 'logout.confirm.title', form: open, confirm: true, cancel: cancelTarget(ctx) });
     return;
   }
   const nonce = randomBytes(16).toString('base64');
-  renderPage(ctx as never, 'logout', { title: 'Signing out', form: withButton, nonce });
+  renderPage(ctx as never, 'logout', { title: 'logout.signing_out.heading', form: open, nonce });
   ctx.set('Content-Security-Policy', csp(nonce));
 }
 
 /** Shown after a logout without post_logout_redirect_uri. */
 export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
-  renderPage(ctx as never, 'logged-out', { title: 'Signed out' });
+  renderPage(ctx as never, 'logged-out', { title: 'logout.done.title' });
 }

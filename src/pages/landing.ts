@@ -27,7 +27,7 @@ export function landingRouter(settings: Settings, checks: ReadinessCheck[]): Rou
   router.get('/welcome/', async (ctx) => {
     const { ready, checks: states } = await checkReadiness(checks);
     renderPage(ctx, 'landing', {
-      title: 'Identity service',
+      title: 'landing.title',
       ready,
       unavailable: Object.entries(states)
         .filter(([, state]) => state !== 'ok')

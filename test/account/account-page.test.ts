@@ -243,7 +243,8 @@ describe.each(engines)('account page (%s)', (engine) => {
     const text = await browsers.textContent();
     expect(text).toMatch(/Mobile Safari on iOS \(iPhone\)[\s\S]*App notes/);
     expect(text).toMatch(/Chrome Headless on Linux · this browser[\s\S]*App wiki/);
-    expect(text).toMatch(/first signed in \d{4}-\d\d-\d\d \d\d:\d\d · last used/);
+    // In the reader's locale (en here), with the server's time zone named: "Nov 28, 2026, 2:05 PM UTC".
+    expect(text).toMatch(/first signed in [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d\s[AP]M \S+ · last used/);
 
     await browsers.getByRole('button', { name: /^Sign out of Mobile Safari/ }).click();
     await expect(statusText(web.page)).resolves.toBe('That browser was signed out; its applications were told.');
