@@ -41,6 +41,7 @@ function builtIn(
     resource_server: false,
     scopes: ['openid', 'profile', 'email'],
     require_mfa: client.requireMfa,
+    registration: { enabled: false, email_domains: [], groups: [] },
     id_token_signed_response_alg: 'RS256',
     tokens: {},
   };

@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'user.updated',
   'user.deleted',
   'user.invited',
+  'user.registered',
   'group.created',
   'group.updated',
   'group.deleted',

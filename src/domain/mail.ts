@@ -3,14 +3,17 @@
  * web process queues them on the `mail` queue; src/infra/mail-transport.ts delivers them). Codes and links stay out
  * of subjects and of every log line.
  */
+import type { Text } from '../i18n/messages.js';
 
 export interface MailMessage {
   to: string;
   /** The recipient's user uuid: what the log names instead of the address or the content. */
   userId: string;
-  /** Never carries a code or a link: subjects show in notifications and mail logs. */
-  subject: string;
-  text: string;
+  /** The recipient's language, when known (the page they are on, their account's); else i18n.default_locale. */
+  locale?: string;
+  /** Never carries a code or a link: subjects show in notifications and mail logs. A Text is translated at delivery. */
+  subject: string | Text;
+  text: string | Text;
 }
 
 export type SendMail = (message: MailMessage) => Promise<void>;

@@ -23,7 +23,9 @@ export type SecretPurpose =
   | 'ticket'
   | 'csrf'
   | 'cookie'
-  | 'source-flow';
+  | 'source-flow'
+  | 'registration-code'
+  | 'registration';
 
 /** Legacy (v1) hash purposes, as they were spelled: kept only to read what v1 stored. */
 const V1_HASH_PURPOSE: Partial<Record<SecretPurpose, string>> = {

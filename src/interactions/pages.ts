@@ -32,6 +32,7 @@ export function renderEmailPage(ctx: InteractionContext, email = '', error?: str
       email,
       error,
       sources: ctx.state.interaction.sources.map((source) => ({ name: source.name, action: `${base}source/${source.slug}` })),
+      register: ctx.state.interaction.entry.app.registration?.enabled ? `${base}register` : undefined,
     },
     status,
   );

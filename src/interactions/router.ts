@@ -29,6 +29,7 @@ import { offeredBy, upstreamsFrom } from '../sources/upstreams.js';
 import { flowCookies } from '../sources/flow-cookies.js';
 import { addSourceRoutes, callbackRouter } from '../sources/router.js';
 import { homeRealm } from '../sources/start.js';
+import { showRegistration, submitRegistration, submitRegistrationCode } from './register.js';
 
 export function interactionMiddleware(apps: SignInApps, store: Store, settings: Settings, services: SignInServices): Middleware {
   const csrf = csrfTokens(settings.secrets.key);
@@ -53,6 +54,9 @@ export function interactionMiddleware(apps: SignInApps, store: Store, settings: 
   router.get('/forgot', load, showForgot as Middleware);
   router.post('/forgot', ...posted, submitForgot(deps) as Middleware);
   router.post('/reset', ...posted, submitReset(deps) as Middleware);
+  router.get('/register', load, showRegistration(deps) as Middleware);
+  router.post('/register', ...posted, submitRegistration(deps) as Middleware);
+  router.post('/register/code', ...posted, submitRegistrationCode(deps) as Middleware);
   router.post('/mfa', ...posted, submitMfa(deps) as Middleware);
   router.post('/enrol', ...posted, submitEnrolment(deps) as Middleware);
   router.post('/finish', ...posted, submitFinish(deps) as Middleware);

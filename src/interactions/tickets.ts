@@ -8,7 +8,8 @@ import { secretsFrom } from '../domain/secrets.js';
 import type { PendingLink } from '../domain/source-links.js';
 
 /** `link`: a person from an upstream identity provider proves the account that has their address (src/sources/). */
-export type Stage = 'mfa' | 'enrol' | 'done' | 'reset' | 'link';
+/** `register`: a self-registration waits for its mailed code (the typed details sealed in `registration`). */
+export type Stage = 'mfa' | 'enrol' | 'done' | 'reset' | 'link' | 'register';
 
 export interface Ticket {
   /**
@@ -21,6 +22,8 @@ export interface Ticket {
   amr: string[];
   /** The upstream identity to link once the account is proven (its password, then its second factor when it has one). */
   link?: PendingLink;
+  /** A self-registration's details, sealed (they hold the password's hash): src/interactions/register.ts. */
+  registration?: string;
 }
 
 const LIFETIME_MS = 15 * 60_000;
@@ -43,7 +46,13 @@ export function ticketSigner(secret: string) {
       if (!secrets.equal(given, mac(uid, body))) return undefined;
       const ticket = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Ticket & { exp: number };
       if (ticket.stage !== stage || !(ticket.exp > now)) return undefined;
-      return { user: ticket.user, stage: ticket.stage, amr: ticket.amr, ...(ticket.link ? { link: ticket.link } : {}) };
+      return {
+        user: ticket.user,
+        stage: ticket.stage,
+        amr: ticket.amr,
+        ...(ticket.link ? { link: ticket.link } : {}),
+        ...(ticket.registration ? { registration: ticket.registration } : {}),
+      };
     },
   };
 }

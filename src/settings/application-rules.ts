@@ -92,6 +92,14 @@ export function checkApplications(
           throw new ConfigError(`${key}.grant_types: client_credentials needs a confidential application (a public one has no secret)`);
       },
       () => checkClientSecret(app, key),
+      () => {
+        // A new account that may not sign in would be made for nothing.
+        const registration = app.registration;
+        if (registration?.enabled && app.access_group && !registration.groups.includes(app.access_group))
+          throw new ConfigError(
+            `${key}.registration.groups must include access_group "${app.access_group}": new accounts could not sign in`,
+          );
+      },
     ]);
   });
 }

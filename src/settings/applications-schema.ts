@@ -98,6 +98,29 @@ export const applicationsSchema = {
         description: 'Only members of this group may sign in (created at start when missing).',
       },
       require_mfa: { type: 'boolean', default: false, description: 'Require a second factor.' },
+      registration: {
+        type: 'object',
+        additionalProperties: false,
+        default: { enabled: false, email_domains: [], groups: [] },
+        description:
+          'Self-registration: "Create an account" on this application\'s sign-in page. The address is confirmed by a mailed code before the account exists (docs/credentials.md).',
+        properties: {
+          enabled: { type: 'boolean', default: false, description: 'Offer "Create an account" (default: off).' },
+          email_domains: {
+            type: 'array',
+            default: [],
+            items: { type: 'string', pattern: '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$' },
+            description: 'Only addresses in these domains may register (lower-case, exact). Empty: any address.',
+          },
+          groups: {
+            type: 'array',
+            default: [],
+            items: { type: 'string', minLength: 1, maxLength: 150 },
+            description:
+              'Groups (by name) a new account joins; created when missing. Include access_group for an application that has one.',
+          },
+        },
+      },
       sources: {
         anyOf: [
           { type: 'array', items: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } },
