@@ -10,10 +10,10 @@ export function checkCsrf(csrf: CsrfTokens) {
     const { details, base } = ctx.state.interaction;
     if (!csrf.isValid(details.uid, ctx.request.body?.csrf)) {
       throw new PageError(403, {
-        title: 'Sign-in error',
-        heading: 'This form has expired',
-        message: 'Reload the sign-in page and try again.',
-        link: { href: base, label: 'Reload the sign-in page' },
+        title: 'sign_in.error_title',
+        heading: 'sign_in.csrf.heading',
+        message: 'sign_in.csrf.message',
+        link: { href: base, label: 'sign_in.csrf.reload' },
       });
     }
     return next();

@@ -17,6 +17,7 @@ import { audit, auditEvent, currentActor } from '../domain/audit.js';
 import { LinkConflict, linkSource, type PendingLink } from '../domain/source-links.js';
 import { syncUpstreamGroups } from '../domain/upstream-groups.js';
 import { PageError } from '../errors.js';
+import type { Text } from '../i18n/messages.js';
 
 /**
  * `factors`: the user's second factors when the caller has read them already (with the password hash). `link`: an
@@ -51,13 +52,10 @@ async function linkProvenAccount(ctx: InteractionContext, deps: SignInDeps, user
     throw new PageError(
       409,
       {
-        title: 'Account not linked',
-        heading: 'This account cannot be linked',
-        message:
-          error.reason === 'source_taken'
-            ? 'This account is linked to another account at that provider already. Sign in with your password, or ask your administrator to remove the old link.'
-            : 'That account at the provider is linked to another account here.',
-        link: { href: ctx.state.interaction.base, label: 'Sign in another way' },
+        title: 'sign_in.link_conflict.title',
+        heading: 'sign_in.link_conflict.heading',
+        message: error.reason === 'source_taken' ? 'sign_in.link_conflict.source_taken' : 'sign_in.link_conflict.identity_taken',
+        link: { href: ctx.state.interaction.base, label: 'sign_in.another_way' },
       },
       error,
     );
@@ -70,7 +68,7 @@ export async function showSecondFactor(
   deps: SignInDeps,
   user: UserRow,
   ticket: string,
-  error: string,
+  error: string | Text,
   status: number,
 ) {
   return renderMfaPage(ctx, ticket, await deps.store.credentials.secondFactors(user.id), error, status);
@@ -83,7 +81,7 @@ export async function showEnrolment(
   user: UserRow,
   amr: string[],
   fresh: boolean,
-  error?: string,
+  error?: string | Text,
 ) {
   const { uid } = ctx.state.interaction.details;
   const secret = await pendingTotpSecret(deps.store, user, deps.settings.secrets.key, fresh);

@@ -1,7 +1,7 @@
 /**
  * Counts a password, code or passkey attempt against the rate limits before it is checked. Returns the refusal
- * message to show (with the limit that refused and the wait, for pages that word it their own way), or nothing
- * when the attempt may go ahead.
+ * message to show, a catalogue Text (with the limit that refused and the wait's values, for pages that word it their
+ * own way), or nothing when the attempt may go ahead.
  *
  * The per-IP limit is only *checked* here for passwords, codes and passkeys: it counts failures
  * (`countFailure`), so an office behind one NAT address signs in freely while its passwords are right. The
@@ -11,13 +11,14 @@
  */
 import type { LimitKind } from '../domain/rate-limits.js';
 import type { InteractionContext, SignInDeps } from './state.js';
-import { waitText } from '../pages/wait-text.js';
+import { waitValues } from '../pages/wait-text.js';
+import { text, type Text } from '../i18n/messages.js';
 
 export interface AttemptOutcome {
-  refused?: string;
+  refused?: Text;
   kind?: LimitKind;
-  /** "14 minutes" */
-  wait?: string;
+  /** The wait, as the values of a sign_in.limits.* message: `{ wait: 14, unit: 'minute' }`. */
+  wait?: ReturnType<typeof waitValues>;
 }
 
 type Keys = Array<[LimitKind, string]>;
@@ -33,27 +34,22 @@ export async function countAttempt(
   if (outcome.allowed && options.unlessOver) outcome = await limits.check(options.unlessOver);
   if (outcome.allowed) outcome = await limits.attempt(keys);
   if (outcome.allowed) return {};
-  const wait = waitText(outcome.retryAfterSeconds);
+  const wait = waitValues(outcome.retryAfterSeconds);
   return { refused: refusalText(outcome.kind, wait), kind: outcome.kind, wait };
 }
 
 /** What the person reads when `kind` refuses them; every address gets the same words, known or not. */
-function refusalText(kind: LimitKind, wait: string): string {
+function refusalText(kind: LimitKind, wait: ReturnType<typeof waitValues>): Text {
   switch (kind) {
     case 'account':
-      return `Too many failed sign-in attempts for this account. Try again in ${wait}.`;
     case 'account_total':
-      return `This account has had too many failed sign-in attempts. Try again in ${wait}.`;
     case 'code_mails':
-      return `We have sent as many codes as we can for now. Look for one we already sent (check your spam folder too), or try again in ${wait}.`;
     case 'code_guesses':
-      return `Too many wrong codes have been entered for this account. Try again in ${wait}.`;
     case 'second_factor':
-      return `Too many failed verification attempts for this account. Try again in ${wait}.`;
     case 'ip':
-      return `Too many attempts from your network. Try again in ${wait}.`;
+      return text(`sign_in.limits.${kind}`, wait);
     default:
-      return 'Too many attempts. Go back to the application and sign in again.';
+      return text('sign_in.limits.other');
   }
 }
 

@@ -5,6 +5,7 @@
 import type { LanguageHints } from '../i18n/choose-locale.js';
 import type { Next } from 'koa';
 import { PageError, unavailableIn } from '../errors.js';
+import { text } from '../i18n/messages.js';
 import { applicationHome } from '../domain/applications.js';
 import type { CsrfTokens } from '../http/forms.js';
 import type { ApplicationSettings } from '../settings/schema.js';
@@ -19,10 +20,10 @@ export const expired = (cause?: unknown, app?: { name: string; redirect_uris: re
   return new PageError(
     400,
     {
-      title: 'Sign-in expired',
-      heading: 'This sign-in page has expired',
-      message: 'Sign-in pages last an hour. Go back to the application and sign in again.',
-      ...(home ? { link: { href: home, label: `Back to ${app.name}` } } : {}),
+      title: 'sign_in.expired.title',
+      heading: 'sign_in.expired.heading',
+      message: 'sign_in.expired.message',
+      ...(home ? { link: { href: home, label: text('sign_in.expired.back', { app: app.name }) } } : {}),
     },
     cause,
   );

@@ -8,6 +8,6 @@ import { restart } from './pages.js';
 export async function loadTicketUser(ctx: InteractionContext, deps: SignInDeps, stage: Stage): Promise<{ ticket: Ticket; user: UserRow }> {
   const ticket = deps.tickets.verify(ctx.state.interaction.details.uid, ctx.request.body?.ticket, stage);
   const user = ticket ? await findUserByUuid(deps.store, ticket.user) : undefined;
-  if (!ticket || !user?.is_active) throw restart(ctx, 'This sign-in step has expired. Start again.');
+  if (!ticket || !user?.is_active) throw restart(ctx, 'sign_in.restart.step_expired');
   return { ticket, user };
 }

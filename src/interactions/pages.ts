@@ -8,7 +8,8 @@ import { renderPage } from '../pages/render-page.js';
 import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { PageError } from '../errors.js';
 import { SETUP_CODE_MINUTES } from '../domain/password-setup.js';
-import { text } from '../i18n/messages.js';
+import { text, type Text } from '../i18n/messages.js';
+import { chooseLocale, messagesOf } from '../i18n/choose-locale.js';
 
 const titleOf = (ctx: InteractionContext) => text('sign_in.title', { app: ctx.state.interaction.entry.app.name });
 
@@ -17,7 +18,7 @@ function common(ctx: InteractionContext) {
   return { title: titleOf(ctx), appName: entry.app.name, csrf, restart: base };
 }
 
-export function renderEmailPage(ctx: InteractionContext, email = '', error?: string, status = 200) {
+export function renderEmailPage(ctx: InteractionContext, email = '', error?: string | Text, status = 200) {
   const { base } = ctx.state.interaction;
   // After a failed passkey the browser's autofill is not started again by itself (it would answer at once, again).
   renderPage(
@@ -44,13 +45,20 @@ const passkeyForm = (ctx: InteractionContext) => ({
   options: `${ctx.state.interaction.base}passkey/options`,
 });
 
-export function renderPasswordPage(ctx: InteractionContext, email: string, error?: string, status = 200) {
+export function renderPasswordPage(ctx: InteractionContext, email: string, error?: string | Text, status = 200) {
   const { base } = ctx.state.interaction;
   renderPage(ctx as never, 'password', { ...common(ctx), action: `${base}password`, forgot: `${base}forgot`, email, error }, status);
 }
 
 /** A person from an upstream identity provider proves the account that has their address, once, to link it (src/sources/). */
-export function renderLinkPage(ctx: InteractionContext, ticket: string, email: string, sourceName: string, error?: string, status = 200) {
+export function renderLinkPage(
+  ctx: InteractionContext,
+  ticket: string,
+  email: string,
+  sourceName: string,
+  error?: string | Text,
+  status = 200,
+) {
   const { base } = ctx.state.interaction;
   renderPage(
     ctx as never,
@@ -60,7 +68,7 @@ export function renderLinkPage(ctx: InteractionContext, ticket: string, email: s
   );
 }
 
-export function renderForgotPage(ctx: InteractionContext, email = '', error?: string, status = 200) {
+export function renderForgotPage(ctx: InteractionContext, email = '', error?: string | Text, status = 200) {
   renderPage(ctx as never, 'forgot', { ...common(ctx), action: `${ctx.state.interaction.base}forgot`, email, error }, status);
 }
 
@@ -71,7 +79,14 @@ const typedCode = (ctx: InteractionContext) =>
     .replace(/[^0-9 ]/g, '')
     .slice(0, 12);
 
-export function renderResetPage(ctx: InteractionContext, email: string, ticket: string, minLength: number, error?: string, status = 200) {
+export function renderResetPage(
+  ctx: InteractionContext,
+  email: string,
+  ticket: string,
+  minLength: number,
+  error?: string | Text,
+  status = 200,
+) {
   const { base } = ctx.state.interaction;
   const code = error ? typedCode(ctx) : '';
   renderPage(
@@ -82,7 +97,7 @@ export function renderResetPage(ctx: InteractionContext, email: string, ticket: 
   );
 }
 
-export function renderSetupPage(ctx: InteractionContext, email: string, minLength: number, error?: string, status = 200) {
+export function renderSetupPage(ctx: InteractionContext, email: string, minLength: number, error?: string | Text, status = 200) {
   const code = error ? typedCode(ctx) : '';
   renderPage(
     ctx as never,
@@ -97,7 +112,7 @@ export function renderMfaPage(
   ctx: InteractionContext,
   ticket: string,
   has: { totp: boolean; passkey: boolean },
-  error?: string,
+  error?: string | Text,
   status = 200,
 ) {
   renderPage(
@@ -114,7 +129,7 @@ export async function renderEnrolPage(
   ticket: string,
   secret: string,
   otpauth: string,
-  error?: string,
+  error?: string | Text,
   status = 200,
 ) {
   const qr = await QRCode.toDataURL(otpauth, { errorCorrectionLevel: 'M', margin: 1, scale: 6 });
@@ -124,9 +139,10 @@ export async function renderEnrolPage(
   renderPage(ctx as never, 'enrol', { ...common(ctx), action: `${base}enrol`, passkey, ticket, secret: shown, qr, error }, status);
 }
 
-/** Shown once: as a list, as text to copy, and as a file to download. */
+/** Shown once: as a list, as text to copy, and as a file to download (the text in the page's language). */
 export function renderRecoveryCodesPage(ctx: InteractionContext, ticket: string, codes: string[]) {
-  const file = recoveryCodesFile(codes, ctx.state.interaction.entry.app.name);
+  const { t } = messagesOf(ctx as never).translator(chooseLocale(ctx as never));
+  const file = recoveryCodesFile(codes, ctx.state.interaction.entry.app.name, t);
   renderPage(ctx as never, 'recovery-codes', { ...common(ctx), action: `${ctx.state.interaction.base}finish`, ticket, codes, ...file });
 }
 
@@ -135,21 +151,21 @@ export function unavailable(ctx: InteractionContext, cause: unknown): PageError 
   return new PageError(
     503,
     {
-      title: 'Try again shortly',
-      heading: 'Sign-in is briefly unavailable',
-      message: 'We could not send your code just now. Try again shortly.',
-      link: { href: ctx.state.interaction.base, label: 'Try again' },
+      title: 'sign_in.try_again_shortly',
+      heading: 'sign_in.unavailable.heading',
+      message: 'sign_in.unavailable.message',
+      link: { href: ctx.state.interaction.base, label: 'sign_in.unavailable.try_again' },
     },
     cause,
   );
 }
 
-/** A step whose ticket or code no longer holds: back to the first page of this sign-in. */
-export function restart(ctx: InteractionContext, message: string): PageError {
+/** A step whose ticket or code no longer holds: back to the first page of this sign-in. `message`: a catalogue key. */
+export function restart(ctx: InteractionContext, message: string | Text): PageError {
   return new PageError(400, {
     title: titleOf(ctx),
-    heading: 'Sign in again',
+    heading: 'sign_in.restart.heading',
     message,
-    link: { href: ctx.state.interaction.base, label: 'Start again' },
+    link: { href: ctx.state.interaction.base, label: 'sign_in.restart.start_again' },
   });
 }

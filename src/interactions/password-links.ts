@@ -10,6 +10,7 @@ import { PageError, ValidationError } from '../errors.js';
 import type { SignInDeps } from './state.js';
 import type { CsrfTokens } from '../http/forms.js';
 import { renderPage } from '../pages/render-page.js';
+import { text, type Text } from '../i18n/messages.js';
 
 type LinkContext = Context & { params: Record<string, string>; request: { body?: Record<string, unknown> } };
 
@@ -17,6 +18,7 @@ type LinkContext = Context & { params: Record<string, string>; request: { body?:
 interface LinkKind {
   path: 'recovery' | 'invitation';
   purpose: LinkPurpose;
+  /** The page's title and heading: a catalogue key. */
   title: string;
   expired(deps: SignInDeps): PageError;
   done(ctx: LinkContext, deps: SignInDeps): void;
@@ -25,43 +27,43 @@ interface LinkKind {
 export const recoveryLink: LinkKind = {
   path: 'recovery',
   purpose: 'recovery-link',
-  title: 'Choose a new password',
+  title: 'sign_in.recovery_link.title',
   expired: () =>
     new PageError(404, {
-      title: 'Link expired',
-      heading: 'This link is no longer valid',
-      message: 'It was used already or is more than 24 hours old. Ask your administrator for a new one.',
+      title: 'sign_in.recovery_link.expired.title',
+      heading: 'sign_in.recovery_link.expired.heading',
+      message: 'sign_in.recovery_link.expired.message',
     }),
   done: (ctx) =>
     renderPage(ctx, 'message', {
-      title: 'Password set',
-      heading: 'Your password is set',
-      message: 'You can now sign in to your application with your e-mail and the new password.',
+      title: 'sign_in.recovery_link.done.title',
+      heading: 'sign_in.recovery_link.done.heading',
+      message: 'sign_in.recovery_link.done.message',
     }),
 };
 
 export const invitationLink: LinkKind = {
   path: 'invitation',
   purpose: 'invitation',
-  title: 'Welcome: choose your password',
+  title: 'sign_in.invitation.title',
   expired: ({ settings }) =>
     new PageError(404, {
-      title: 'Invitation no longer valid',
-      heading: 'This invitation is no longer valid',
-      message: `It was used already, replaced by a newer one or has expired. Ask ${settings.invitations.contact} to send you a new one.`,
+      title: 'sign_in.invitation.expired.title',
+      heading: 'sign_in.invitation.expired.heading',
+      message: text('sign_in.invitation.expired.message', { contact: settings.invitations.contact }),
     }),
   done(ctx, { settings }) {
     if (settings.invitations.redirect) return ctx.redirect(settings.invitations.redirect);
     renderPage(ctx, 'message', {
-      title: 'You are all set',
-      heading: 'Your account is ready',
-      message: 'Your password is set. Sign in to your applications with your e-mail address and this password.',
-      link: { href: '/welcome/', label: 'Continue' },
+      title: 'sign_in.invitation.done.title',
+      heading: 'sign_in.invitation.done.heading',
+      message: 'sign_in.invitation.done.message',
+      link: { href: '/welcome/', label: 'sign_in.continue' },
     });
   },
 };
 
-function form(ctx: LinkContext, kind: LinkKind, deps: SignInDeps, csrf: CsrfTokens, email: string, error?: string, status = 200) {
+function form(ctx: LinkContext, kind: LinkKind, deps: SignInDeps, csrf: CsrfTokens, email: string, error?: string | Text, status = 200) {
   const token = ctx.params.token!;
   renderPage(
     ctx,
@@ -99,7 +101,7 @@ export function submitPasswordLink(kind: LinkKind, deps: SignInDeps, csrf: CsrfT
     const user = await activeUserOf(kind, deps, token);
     if (!user) throw kind.expired(deps);
     if (!csrf.isValid(`${kind.path}:${token}`, ctx.request.body?.csrf))
-      return form(ctx, kind, deps, csrf, user.email, 'This form has expired; submit it again.', 403);
+      return form(ctx, kind, deps, csrf, user.email, 'sign_in.password_link.form_expired', 403);
     try {
       const done = await redeemLink(deps.store, deps.services.sendMail, kind.purpose, {
         token,

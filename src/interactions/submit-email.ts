@@ -19,7 +19,7 @@ export const EMAIL = /^[^\s@]+@[^\s@]+$/;
 export function submitEmail(deps: SignInDeps) {
   return async function submitEmail(ctx: InteractionContext) {
     const email = String(ctx.request.body?.email ?? '').trim();
-    if (!EMAIL.test(email) || email.length > 254) return renderEmailPage(ctx, email, 'Enter a valid e-mail address.', 400);
+    if (!EMAIL.test(email) || email.length > 254) return renderEmailPage(ctx, email, 'sign_in.errors.invalid_email', 400);
     const password = String(ctx.request.body?.password ?? '');
     const lookup = await lookUpAddress(deps.store, email);
     const { record } = lookup;

@@ -13,11 +13,12 @@ import type { InteractionContext, SignInDeps } from './state.js';
 import { renderForgotPage, renderResetPage, unavailable } from './pages.js';
 import { countAttempt } from './count-attempt.js';
 import { EMAIL } from './submit-email.js';
+import { text } from '../i18n/messages.js';
 
 export function submitForgot(deps: SignInDeps) {
   return async function submitForgot(ctx: InteractionContext) {
     const email = String(ctx.request.body?.email ?? '').trim();
-    if (!EMAIL.test(email) || email.length > 254) return renderForgotPage(ctx, email, 'Enter a valid e-mail address.', 400);
+    if (!EMAIL.test(email) || email.length > 254) return renderForgotPage(ctx, email, 'sign_in.errors.invalid_email', 400);
 
     // The lookup first (one cheap statement, for every address), then the counters by what it found.
     const lookup = await lookUpAddress(deps.store, email);
@@ -34,10 +35,7 @@ export function submitForgot(deps: SignInDeps) {
     );
     if (limited.refused) {
       // `mail:` is the setup mails' own per-sign-in counter: its refusal reads like the account's.
-      const message =
-        limited.kind === 'interaction'
-          ? `We have sent as many codes as we can for now. Look for one we already sent (check your spam folder too), or try again in ${limited.wait}.`
-          : limited.refused;
+      const message = limited.kind === 'interaction' ? text('sign_in.limits.code_mails', limited.wait) : limited.refused;
       return renderForgotPage(ctx, email, message, 429);
     }
 

@@ -14,8 +14,9 @@ import { completeSignIn, showSecondFactor } from './continue-sign-in.js';
 import { signIns } from '../observability/metrics.js';
 import { audit } from '../domain/audit.js';
 
-export const WRONG_CODE = 'That code is not right. Check your authenticator app and try again.';
-export const USED_CODE = 'That code has already been used. Wait for the next one.';
+/** Catalogue keys (locales/en/sign-in.json). */
+export const WRONG_CODE = 'sign_in.errors.wrong_code';
+export const USED_CODE = 'sign_in.errors.used_code';
 
 export function submitMfa(deps: SignInDeps) {
   return async function submitMfa(ctx: InteractionContext) {

@@ -11,15 +11,17 @@ import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
 import { loadTicketUser } from './load-ticket-user.js';
 import { renderEmailPage } from './pages.js';
-import { waitText } from '../pages/wait-text.js';
+import { waitValues } from '../pages/wait-text.js';
+import { text, type Text } from '../i18n/messages.js';
+import { chooseLocale, messagesOf } from '../i18n/choose-locale.js';
 import { userKey, type LimitKind } from '../domain/rate-limits.js';
 import { completeSignIn, showEnrolment, showSecondFactor } from './continue-sign-in.js';
 import { signIns } from '../observability/metrics.js';
 import { audit } from '../domain/audit.js';
 
-export const PASSKEY_FAILED = 'That passkey could not be used. Try again, or continue with your e-mail address.';
-export const PASSKEY_REFUSED =
-  'This passkey has been refused because it may have been copied. Sign in another way and remove it from your account.';
+/** Catalogue keys (locales/en/sign-in.json). */
+export const PASSKEY_FAILED = 'sign_in.errors.passkey_failed';
+export const PASSKEY_REFUSED = 'sign_in.errors.passkey_refused';
 
 const purposeOf = (ctx: InteractionContext) => `sign-in:${ctx.state.interaction.details.uid}`;
 
@@ -33,11 +35,12 @@ async function challengeAllowed(ctx: InteractionContext, deps: SignInDeps): Prom
     ['challenges', ctx.state.interaction.details.uid],
   ]);
   if (limited.allowed) return true;
-  const wait = waitText(limited.retryAfterSeconds);
+  // The script shows the message as it is: worded here, in the page's language.
+  const { t } = messagesOf(ctx as never).translator(chooseLocale(ctx as never));
   ctx.status = 429;
   ctx.set('Retry-After', String(limited.retryAfterSeconds));
   ctx.set('Cache-Control', 'no-store');
-  ctx.body = { error: 'rate_limited', message: `Too many passkey requests. Try again in ${wait}, or continue another way.` };
+  ctx.body = { error: 'rate_limited', message: t(text('sign_in.passkey.too_many_requests', waitValues(limited.retryAfterSeconds))) };
   return false;
 }
 
@@ -57,7 +60,7 @@ export function submitPasskey(deps: SignInDeps) {
     const step = asSecondFactor ? await loadTicketUser(ctx, deps, 'mfa') : undefined;
     const token = String(ctx.request.body?.ticket ?? '');
     const { details, entry } = ctx.state.interaction;
-    const refuse = (message: string, status: number) =>
+    const refuse = (message: string | Text, status: number) =>
       step ? showSecondFactor(ctx, deps, step.user, token, message, status) : renderEmailPage(ctx, '', message, status);
 
     // As a second factor, a try at the account's budget (shared with its codes); passwordless, nobody is named yet.
@@ -66,7 +69,7 @@ export function submitPasskey(deps: SignInDeps) {
       ...(step ? [['second_factor', userKey(step.user)] as [LimitKind, string]] : []),
     ]);
     if (limited.refused) return refuse(limited.refused, 429);
-    const failed = async (message: string, status: number) => {
+    const failed = async (message: string | Text, status: number) => {
       await countFailure(ctx, deps);
       return refuse(message, status);
     };
@@ -113,8 +116,7 @@ export function submitPasskeyEnrolment(deps: SignInDeps) {
     const name = String(ctx.request.body?.name ?? '').trim() || 'Passkey';
     const answer = String(ctx.request.body?.response ?? '');
     const added = await registerPasskey(deps.store, deps.rp, user, { answer, purpose: `enrol:${details.uid}`, name });
-    if (!added)
-      return showEnrolment(ctx, deps, user, ticket.amr, false, 'The passkey could not be added. Try again, or use an authenticator app.');
+    if (!added) return showEnrolment(ctx, deps, user, ticket.amr, false, 'sign_in.errors.passkey_not_added');
     await audit(deps.store, 'mfa.enrolled', { user: user.uuid, app: entry.app.slug, details: { method: 'passkey' } });
     return completeSignIn(ctx, deps, user, [...ticket.amr, ...added.amr]);
   };

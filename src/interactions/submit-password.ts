@@ -16,7 +16,8 @@ import { continueSignIn } from './continue-sign-in.js';
 import { signIns } from '../observability/metrics.js';
 import { audit } from '../domain/audit.js';
 
-export const SIGN_IN_FAILED = 'Incorrect e-mail or password.';
+/** A catalogue key (locales/en/sign-in.json). */
+export const SIGN_IN_FAILED = 'sign_in.errors.wrong_password';
 
 export function submitPassword(deps: SignInDeps) {
   return async function submitPassword(ctx: InteractionContext) {

@@ -15,18 +15,20 @@ import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
 import { renderResetPage, restart } from './pages.js';
 import { continueAfterNewPassword } from './continue-after-reset.js';
+import type { Text } from '../i18n/messages.js';
 
-export const CODE_DID_NOT_WORK = 'That code did not work. Check the latest e-mail we sent, or ask for a new code.';
+/** A catalogue key (locales/en/sign-in.json). */
+export const CODE_DID_NOT_WORK = 'sign_in.errors.code_did_not_work';
 
 /** Setting the password failed (database, or the queue refused the notice): nothing changed, the code is spent. */
 const notChanged = (ctx: InteractionContext, cause: unknown) =>
   new PageError(
     503,
     {
-      title: 'Try again shortly',
-      heading: 'Your password was not changed',
-      message: 'Something went wrong on our side, so nothing was changed. Try again shortly with a new code.',
-      link: { href: `${ctx.state.interaction.base}forgot`, label: 'Get a new code' },
+      title: 'sign_in.try_again_shortly',
+      heading: 'sign_in.reset.not_changed.heading',
+      message: 'sign_in.reset.not_changed.message',
+      link: { href: `${ctx.state.interaction.base}forgot`, label: 'sign_in.reset.not_changed.new_code' },
     },
     cause,
   );
@@ -37,9 +39,10 @@ export function submitReset(deps: SignInDeps) {
     const { store, settings } = deps;
     const token = String(ctx.request.body?.ticket ?? '');
     const ticket = deps.tickets.verify(uid, token, 'reset');
-    if (!ticket) throw restart(ctx, 'This page has expired. Start again to get a new code.');
+    if (!ticket) throw restart(ctx, 'sign_in.restart.page_expired');
     const email = ticket.user;
-    const again = (message: string, status: number) => renderResetPage(ctx, email, token, settings.passwords.min_length, message, status);
+    const again = (message: string | Text, status: number) =>
+      renderResetPage(ctx, email, token, settings.passwords.min_length, message, status);
 
     // A typo in the new password does not cost a try.
     const password = String(ctx.request.body?.password ?? '');

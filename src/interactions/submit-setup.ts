@@ -12,14 +12,14 @@ import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
 import { restart, renderSetupPage } from './pages.js';
 import { continueAfterNewPassword } from './continue-after-reset.js';
-import { codeProblemText } from '../pages/code-problem.js';
+import { codeProblemMessage } from '../pages/code-problem.js';
 
 export function submitSetup(deps: SignInDeps) {
   return async function submitSetup(ctx: InteractionContext) {
     const { uid } = ctx.state.interaction.details;
     const { store, settings } = deps;
     const user = await userOfSetupCode(store, uid);
-    if (!user) throw restart(ctx, 'This page has expired. Start again to get a new code.');
+    if (!user) throw restart(ctx, 'sign_in.restart.page_expired');
     const min = settings.passwords.min_length;
 
     const password = String(ctx.request.body?.password ?? '');
@@ -35,7 +35,7 @@ export function submitSetup(deps: SignInDeps) {
     const check = await checkSetupCode(store, uid, String(ctx.request.body?.code ?? '').replace(/\s/g, ''), settings.secrets.key);
     if (!check.ok) {
       await countFailure(ctx, deps);
-      return renderSetupPage(ctx, user.email, min, codeProblemText(check, SETUP_CODE_TRIES, 'Start again to get a new one.'), 400);
+      return renderSetupPage(ctx, user.email, min, codeProblemMessage(check, SETUP_CODE_TRIES, 'sign_in.setup.code'), 400);
     }
     await deps.services.limits.reset('code_guesses', userKey(user));
     const { user: updated } = await setPasswordFromCode(store, deps.services.sendMail, {

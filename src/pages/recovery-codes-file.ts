@@ -1,5 +1,11 @@
 /** Recovery codes as a person keeps them: text to copy, and the same text as a file to download (a data: link, no script). */
-export function recoveryCodesFile(codes: string[], forWhom: string): { text: string; download: string } {
-  const text = `Recovery codes for ${forWhom}\nEach works once.\n\n${codes.join('\n')}\n`;
+import { Messages, type Translate } from '../i18n/messages.js';
+
+let english: Translate | undefined;
+
+/** `t`: the reader's translator (the page's language); English when not given. */
+export function recoveryCodesFile(codes: string[], forWhom: string, t?: Translate): { text: string; download: string } {
+  const say = t ?? (english ??= new Messages().translator('en').t);
+  const text = `${say('sign_in.recovery_codes.file_heading', { name: forWhom })}\n${say('sign_in.recovery_codes.file_note')}\n\n${codes.join('\n')}\n`;
   return { text, download: `data:text/plain;charset=utf-8,${encodeURIComponent(text)}` };
 }

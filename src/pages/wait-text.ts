@@ -1,9 +1,21 @@
-/** How long to wait, in words, for every page that asks someone to wait. */
-/** "14 minutes" (as in "Try again in 14 minutes."). */
-export function waitText(seconds: number): string {
-  if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+/** How long to wait, for every page that asks someone to wait. */
+
+export type WaitUnit = 'second' | 'minute' | 'hour';
+
+/**
+ * The values of a catalogue message that says how long to wait, `{wait}` and `{unit}` (seconds under 90, minutes
+ * under 90, else hours), as in "Try again in {unit, select, second {{wait, plural, one {# second} other {# seconds}}}
+ * minute {…} other {…}}." (locales/en/sign-in.json's sign_in.limits.*): each language words the wait itself.
+ */
+export function waitValues(seconds: number): { wait: number; unit: WaitUnit } {
+  if (seconds < 90) return { wait: seconds, unit: 'second' };
   const minutes = Math.ceil(seconds / 60);
-  if (minutes < 90) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  const hours = Math.ceil(minutes / 60);
-  return `${hours} hour${hours === 1 ? '' : 's'}`;
+  if (minutes < 90) return { wait: minutes, unit: 'minute' };
+  return { wait: Math.ceil(minutes / 60), unit: 'hour' };
+}
+
+/** "14 minutes" (as in "Try again in 14 minutes."), in English: for messages not yet in the catalogues. */
+export function waitText(seconds: number): string {
+  const { wait, unit } = waitValues(seconds);
+  return `${wait} ${unit}${wait === 1 ? '' : 's'}`;
 }

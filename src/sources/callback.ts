@@ -10,6 +10,7 @@
 import type { Context } from 'koa';
 import * as client from 'openid-client';
 import { PageError } from '../errors.js';
+import { text, type Text } from '../i18n/messages.js';
 import { interactionPath } from '../interactions/state.js';
 import { stateChallenge, statePurpose, unreachable } from './start.js';
 import { upstreamIdentity } from './identity.js';
@@ -18,22 +19,24 @@ import type { SourceDeps } from './state.js';
 
 type CallbackDeps = Pick<SourceDeps, 'store' | 'settings' | 'upstreams' | 'cookies' | 'services'>;
 
-/** Upstream error codes people can act on, in their words; anything else is shown as the upstream's own code. */
+/**
+ * Upstream error codes people can act on, in their words (catalogue keys, locales/en/sources.json); anything else is
+ * shown as the upstream's own code.
+ */
 const REFUSALS: Record<string, string> = {
-  access_denied: 'The sign-in was cancelled, or refused.',
-  login_required: 'You are not signed in there.',
-  consent_required: 'This service was not allowed to see who you are.',
-  interaction_required: 'The provider needs you to do something first.',
-  temporarily_unavailable: 'The provider is briefly unavailable. Try again in a moment.',
+  access_denied: 'sources.refused.access_denied',
+  login_required: 'sources.refused.login_required',
+  consent_required: 'sources.refused.consent_required',
+  interaction_required: 'sources.refused.interaction_required',
+  temporarily_unavailable: 'sources.refused.temporarily_unavailable',
 };
 
 /** A callback that belongs to no sign-in of this browser (forged, replayed, expired); saml-flow.ts's too. */
 export const expiredRequest = () =>
   new PageError(400, {
-    title: 'Sign-in error',
-    heading: 'This sign-in has expired',
-    message:
-      'The answer from the provider does not belong to a sign-in started in this browser, or it was used already. Go back to the application and sign in again.',
+    title: 'sign_in.error_title',
+    heading: 'sources.expired.heading',
+    message: 'sources.expired.message',
   });
 
 /** Network failures (nothing answered) read differently from answers that do not hold up. */
@@ -58,15 +61,21 @@ export function upstreamCallback(deps: CallbackDeps) {
     if (!spent) throw expiredRequest();
 
     const { name } = upstream.source;
-    const refused = (message: string, code?: string, cause?: unknown) =>
+    const refused = (message: string | Text, code?: string, cause?: unknown) =>
       new PageError(
         400,
-        { title: 'Sign-in error', heading: `${name} did not sign you in`, message, code, link: { href: back, label: 'Back to sign-in' } },
+        {
+          title: 'sign_in.error_title',
+          heading: text('sources.refused.heading', { source: name }),
+          message,
+          code,
+          link: { href: back, label: 'sources.back_to_sign_in' },
+        },
         cause,
       );
     if (typeof ctx.query.error === 'string') {
       const code = ctx.query.error.slice(0, 64).replace(/[^\x20-\x7e]/g, '');
-      throw refused(REFUSALS[code] ?? `${name} answered with an error. Try again, or sign in another way.`, code);
+      throw refused(REFUSALS[code] ?? text('sources.refused.other', { source: name }), code);
     }
 
     let identity;
@@ -99,7 +108,7 @@ function failed(
   upstream: Upstream,
   back: string,
   error: unknown,
-  refused: (message: string, code?: string, cause?: unknown) => PageError,
+  refused: (message: string | Text, code?: string, cause?: unknown) => PageError,
 ): PageError {
   const slug = upstream.source.slug;
   if (unanswered(error)) {
@@ -108,9 +117,5 @@ function failed(
   }
   deps.services.logger?.warn({ source: slug, err: error }, 'upstream sign-in refused: its answer did not hold up');
   const code = error instanceof client.ResponseBodyError ? error.error.slice(0, 64) : (error as { code?: string }).code;
-  return refused(
-    `The answer from ${upstream.source.name} could not be verified, so it was not accepted. Try again, or sign in another way.`,
-    code,
-    error,
-  );
+  return refused(text('sources.refused.not_verified', { source: upstream.source.name }), code, error);
 }

@@ -7,6 +7,7 @@
  */
 import type { InteractionContext } from '../interactions/state.js';
 import { PageError } from '../errors.js';
+import { text, type Text } from '../i18n/messages.js';
 import { restart, renderLinkPage } from '../interactions/pages.js';
 import { completeSignIn, continueSignIn } from '../interactions/continue-sign-in.js';
 import { hasPassword } from '../domain/passwords.js';
@@ -39,18 +40,13 @@ export function upstreamSecondFactor(source: SourceSettings, identity: UpstreamI
 }
 
 function refusal(ctx: InteractionContext, sourceName: string, reason: RefusalReason | 'no_password', email?: string): PageError {
-  const messages: Record<typeof reason, string> = {
-    inactive: 'This account is deactivated. Ask your administrator.',
-    unknown: `There is no account here for the person ${sourceName} signed in, and new accounts are not created this way. Ask your administrator.`,
-    no_email: `${sourceName} did not share a usable e-mail address, which an account here needs. Allow it to share your address, or sign in another way.`,
-    linked_elsewhere: `The account for ${email ?? 'this address'} is linked to another ${sourceName} account already. Sign in with your password, or ask your administrator.`,
-    no_password: `An account for ${email ?? 'this address'} exists here, and it must be proven once before ${sourceName} can sign in to it. Sign in with your e-mail address (we send a code to set a password), then continue with ${sourceName} again.`,
-  };
+  // `named`: whether the address is known ("The account for {email}"), else "this address".
+  const message: Text = text(`sources.denied.${reason}`, { source: sourceName, named: email ? 'yes' : 'no', email: email ?? '' });
   return new PageError(403, {
-    title: 'Sign-in error',
-    heading: `You cannot sign in with ${sourceName}`,
-    message: messages[reason],
-    link: { href: ctx.state.interaction.base, label: 'Sign in another way' },
+    title: 'sign_in.error_title',
+    heading: text('sources.denied.heading', { source: sourceName }),
+    message,
+    link: { href: ctx.state.interaction.base, label: 'sign_in.another_way' },
   });
 }
 
@@ -59,7 +55,7 @@ export function resumeFromSource(deps: SourceDeps) {
     const { details, entry, base } = ctx.state.interaction;
     const { source } = offeredUpstream(ctx, deps, ctx.params.source);
     const identity = deps.cookies.takeIdentity(ctx, base, details.uid, source.slug);
-    if (!identity) throw restart(ctx, 'This sign-in step has expired. Start again.');
+    if (!identity) throw restart(ctx, 'sign_in.restart.step_expired');
     const outcome = await resolveUpstreamIdentity(deps.store, source, identity, deps.settings.applications);
     switch (outcome.kind) {
       case 'signed_in':

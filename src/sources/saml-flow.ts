@@ -13,6 +13,7 @@ import type { Context } from 'koa';
 import * as client from 'openid-client';
 import type { CacheProvider } from '@node-saml/node-saml';
 import { PageError } from '../errors.js';
+import { text } from '../i18n/messages.js';
 import { interactionPath, type InteractionContext } from '../interactions/state.js';
 import type { Upstream } from './upstreams.js';
 import type { SourceDeps } from './state.js';
@@ -93,9 +94,9 @@ export function samlAssertionConsumer(deps: SourceDeps) {
       throw new PageError(
         400,
         {
-          title: 'Sign-in error',
-          heading: `${source.name} did not sign you in`,
-          message: `The answer from ${source.name} could not be verified, or it says the sign-in did not succeed, so it was not accepted. Go back to the application and sign in again, or sign in another way.`,
+          title: 'sign_in.error_title',
+          heading: text('sources.refused.heading', { source: source.name }),
+          message: text('sources.refused.saml_not_verified', { source: source.name }),
         },
         error,
       );

@@ -9,6 +9,7 @@
 import * as client from 'openid-client';
 import type { InteractionContext } from '../interactions/state.js';
 import { PageError } from '../errors.js';
+import { text } from '../i18n/messages.js';
 import { secretsFrom } from '../domain/secrets.js';
 import { offeredBy, type Upstream } from './upstreams.js';
 import type { SourceDeps } from './state.js';
@@ -29,10 +30,10 @@ export function offeredUpstream(ctx: InteractionContext, deps: SourceDeps, slug:
   const upstream = offeredBy(entry.app, deps.upstreams).find((offered) => offered.source.slug === slug);
   if (!upstream)
     throw new PageError(404, {
-      title: 'Sign-in error',
-      heading: 'This way of signing in is not offered',
-      message: `${entry.app.name} does not offer this provider. Sign in another way.`,
-      link: { href: base, label: 'Back to sign-in' },
+      title: 'sign_in.error_title',
+      heading: 'sources.not_offered.heading',
+      message: text('sources.not_offered.message', { app: entry.app.name }),
+      link: { href: base, label: 'sources.back_to_sign_in' },
     });
   return upstream;
 }
@@ -51,10 +52,10 @@ export const unreachable = (upstream: Upstream, back: string, cause?: unknown) =
   new PageError(
     502,
     {
-      title: 'Sign-in error',
-      heading: `${upstream.source.name} cannot be reached`,
-      message: `We could not reach ${upstream.source.name} just now. Try again in a moment, or sign in another way.`,
-      link: { href: back, label: 'Back to sign-in' },
+      title: 'sign_in.error_title',
+      heading: text('sources.unreachable.heading', { source: upstream.source.name }),
+      message: text('sources.unreachable.message', { source: upstream.source.name }),
+      link: { href: back, label: 'sources.back_to_sign_in' },
     },
     cause,
   );

@@ -14,13 +14,14 @@ import { audit } from '../domain/audit.js';
 import { signIns } from '../observability/metrics.js';
 import type { SourceDeps } from './state.js';
 
-export const WRONG_PASSWORD = 'That password is not right.';
+/** A catalogue key (locales/en/sources.json). */
+export const WRONG_PASSWORD = 'sources.link.wrong_password';
 
 export function submitLink(deps: SourceDeps) {
   return async function submitLink(ctx: InteractionContext) {
     const { ticket, user } = await loadTicketUser(ctx, deps, 'link');
     const source = ticket.link && deps.upstreams.get(ticket.link.source)?.source;
-    if (!ticket.link || !source) throw restart(ctx, 'This sign-in step has expired. Start again.');
+    if (!ticket.link || !source) throw restart(ctx, 'sign_in.restart.step_expired');
     const token = String(ctx.request.body?.ticket);
 
     const lookup = await lookUpAddress(deps.store, user.email);

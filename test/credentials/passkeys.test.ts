@@ -12,7 +12,13 @@ import { captureLog } from '../helpers/log-capture.js';
 import type { TestApp } from '../helpers/oidc-server.js';
 import { PASSWORD, startCredentialsServer, type CredentialsServer } from './credentials-server.js';
 import { alertText, enterEmail, enterPassword, heading, startFlow } from './flow.js';
-import { PASSKEY_FAILED, PASSKEY_REFUSED } from '../../src/interactions/submit-passkey.js';
+import { PASSKEY_FAILED as FAILED_KEY, PASSKEY_REFUSED as REFUSED_KEY } from '../../src/interactions/submit-passkey.js';
+import { Messages } from '../../src/i18n/messages.js';
+
+// The constants are catalogue keys now; the page shows their English text.
+const english = new Messages().translator('en');
+const PASSKEY_FAILED = english.t(FAILED_KEY);
+const PASSKEY_REFUSED = english.t(REFUSED_KEY);
 
 /** Signs in to the account page with the password, adds a passkey named `name`; the page says it was added. */
 async function enrolPasskey(page: Page, idp: CredentialsServer, email: string, name = 'Work laptop') {

@@ -1,6 +1,7 @@
 // Passkeys on the sign-in and account pages (no inline script: the pages' CSP allows scripts from this origin only).
 // Each <form data-passkey> asks its data-options URL for a challenge, lets the browser create or use a passkey,
-// and posts the answer in its "response" field. Without WebAuthn the forms stay hidden.
+// and posts the answer in its "response" field. Without WebAuthn the forms stay hidden. The messages it shows come
+// from the page (data-not-used, data-copied), in the page's language.
 (function () {
   'use strict';
   var webauthn = window.SimpleWebAuthnBrowser;
@@ -9,7 +10,8 @@
   function fail(form, error) {
     var box = form.querySelector('[data-passkey-error]');
     if (!box || (error && error.name === 'AbortError')) return;
-    box.textContent = (error && error.refusal) || 'The passkey was not used. Try again, or choose another way.';
+    // The words come from the page, in its language (data-not-used on the form; the refusal from the server).
+    box.textContent = (error && error.refusal) || form.dataset.notUsed;
     box.hidden = false;
   }
 
@@ -78,7 +80,7 @@
     button.addEventListener('click', function () {
       var source = document.getElementById(button.dataset.copy);
       navigator.clipboard.writeText(source.value || source.textContent).then(function () {
-        button.textContent = 'Copied';
+        button.textContent = button.dataset.copied;
       });
     });
   });
