@@ -52,7 +52,7 @@ export function submitRegistration(deps: SignInDeps) {
     if (problems.length) return again(problems.join(' '));
 
     const limited = await countAttempt(ctx, deps, [['code_mails', `register:${typed.email.toLowerCase()}`]], { ip: 'always' });
-    if (limited.refused) return again(text('register.errors.too_many', { wait: limited.wait ?? '' }), 429);
+    if (limited.refused) return again(text('register.errors.too_many', limited.wait), 429);
 
     const pending = await startRegistration(deps.store, deps.services.sendMail, {
       ...typed,
@@ -85,7 +85,7 @@ export function submitRegistrationCode(deps: SignInDeps) {
       ['interaction', `register:${uid}`],
       ['code_guesses', guesses],
     ]);
-    if (limited.refused) return again(text('register.code.too_many', { wait: limited.wait ?? '' }), 429);
+    if (limited.refused) return again(text('register.code.too_many', limited.wait), 429);
 
     const outcome = await completeRegistration(deps.store, {
       pending,
