@@ -9,6 +9,7 @@ import { backToAccount, renderAccount } from './show-account.js';
 import { renderPage } from '../pages/render-page.js';
 import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { changePassword, regenerateRecoveryCodes, removeOwnTotp } from '../domain/account-changes.js';
+import { chooseLocale } from '../i18n/choose-locale.js';
 import { enrolTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
 import { waitText } from '../pages/wait-text.js';
 import { userKey, type LimitKind } from '../domain/rate-limits.js';
@@ -36,6 +37,7 @@ export function submitPasswordChange(deps: AccountDeps) {
       confirmation: formField(ctx, 'confirmation'),
       policy: deps.settings.passwords,
       keepSession: sid,
+      locale: chooseLocale(ctx),
     });
     if (outcome.ok || outcome.field !== 'current') await Promise.all(keys.map(([kind, key]) => deps.limits.reset(kind, key)));
     if (!outcome.ok) {

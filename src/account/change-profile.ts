@@ -7,6 +7,7 @@ import { formField, type AccountContext } from './account-session.js';
 import type { AccountDeps } from './state.js';
 import { backToAccount, renderAccount } from './show-account.js';
 import { cancelEmailChange, confirmEmailChange, EMAIL_CODE_TRIES, requestEmailChange } from '../domain/email-change.js';
+import { chooseLocale } from '../i18n/choose-locale.js';
 import { updateUser } from '../domain/users.js';
 import { codeProblemText } from '../pages/code-problem.js';
 
@@ -27,6 +28,7 @@ export function saveProfile(deps: AccountDeps) {
       user,
       email: formField(ctx, 'email'),
       key: deps.settings.secrets.key,
+      locale: chooseLocale(ctx),
     });
     if (!asked.ok)
       return profileError(ctx, deps, asked.problem === 'invalid' ? 'Enter a valid e-mail address.' : 'That e-mail address cannot be used.');
@@ -42,6 +44,7 @@ export function confirmEmail(deps: AccountDeps) {
       user: ctx.state.account.user,
       code: formField(ctx, 'code'),
       key: deps.settings.secrets.key,
+      locale: chooseLocale(ctx),
     });
     if (check.ok) return backToAccount(ctx, 'email-changed');
     return profileError(ctx, deps, codeProblemText(check, EMAIL_CODE_TRIES, 'Save the new address again to get a new code.'));
