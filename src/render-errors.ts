@@ -13,6 +13,7 @@ import { isScimPath, renderScimError } from './scim/errors.js';
 import { renderErrorPage } from './pages/error-page.js';
 import { brieflyUnavailable, ourFault } from './pages/fault-pages.js';
 import { loggablePath } from './observability/request-log.js';
+import { text } from './i18n/messages.js';
 
 /** JSON endpoints of the protocol (the rest of /application/o/ is pages: authorize, end-session…), and metadata at RFC 8414 §3.1 locations. */
 const PROTOCOL_JSON =
@@ -46,9 +47,10 @@ function pageErrorOf(ctx: Context, error: unknown): PageError {
   if (error instanceof PageError) return error;
   if (error instanceof Unavailable) return brieflyUnavailable(ctx, error);
   if (error instanceof NotFoundError)
-    return new PageError(404, { heading: 'Page not found', message: 'There is nothing at this address.' }, error);
+    return new PageError(404, { heading: 'error.not_found.heading', message: 'error.not_found.message' }, error);
   if (error instanceof AppError && error.expose) {
-    return new PageError(error.status, { heading: 'This request cannot be completed', message: error.message }, error);
+    // The message is the error's own (English, as the code words it): a key no catalogue has is shown as it is.
+    return new PageError(error.status, { heading: 'error.request.heading', message: error.message }, error);
   }
   return ourFault(ctx, error);
 }
@@ -56,8 +58,8 @@ function pageErrorOf(ctx: Context, error: unknown): PageError {
 function methodNotAllowed(ctx: Context): PageError {
   const allowed = ctx.response.get('Allow');
   return new PageError(ctx.status, {
-    heading: 'This request cannot be completed',
-    message: allowed ? `This address answers ${allowed} only.` : 'This address does not answer this kind of request.',
+    heading: 'error.request.heading',
+    message: allowed ? text('error.method.allowed_only', { allowed }) : 'error.method.not_answered',
   });
 }
 

@@ -9,8 +9,9 @@ import { backToAccount, renderAccount } from './show-account.js';
 import { renderPage } from '../pages/render-page.js';
 import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { changePassword, regenerateRecoveryCodes, removeOwnTotp } from '../domain/account-changes.js';
+import { chooseLocale } from '../i18n/choose-locale.js';
 import { enrolTotp, otpauthUrl, pendingTotpSecret } from '../domain/totp.js';
-import { waitValues } from './guard-changes.js';
+import { waitValues } from '../pages/wait-text.js';
 import { text, type Text } from '../i18n/messages.js';
 import { userKey, type LimitKind } from '../domain/rate-limits.js';
 
@@ -37,6 +38,7 @@ export function submitPasswordChange(deps: AccountDeps) {
       confirmation: formField(ctx, 'confirmation'),
       policy: deps.settings.passwords,
       keepSession: sid,
+      locale: chooseLocale(ctx),
     });
     if (outcome.ok || outcome.field !== 'current') await Promise.all(keys.map(([kind, key]) => deps.limits.reset(kind, key)));
     if (!outcome.ok) {

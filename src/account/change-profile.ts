@@ -7,6 +7,7 @@ import { formField, type AccountContext } from './account-session.js';
 import type { AccountDeps } from './state.js';
 import { backToAccount, renderAccount } from './show-account.js';
 import { cancelEmailChange, confirmEmailChange, EMAIL_CODE_TRIES, requestEmailChange } from '../domain/email-change.js';
+import { chooseLocale } from '../i18n/choose-locale.js';
 import { updateUser } from '../domain/users.js';
 import type { CodeProblem } from '../pages/code-problem.js';
 import { text, type Text } from '../i18n/messages.js';
@@ -43,6 +44,7 @@ export function saveProfile(deps: AccountDeps) {
       user,
       email: formField(ctx, 'email'),
       key: deps.settings.secrets.key,
+      locale: chooseLocale(ctx),
     });
     if (!asked.ok)
       return profileError(ctx, deps, asked.problem === 'invalid' ? 'account.profile.email_invalid' : 'account.profile.email_taken');
@@ -58,6 +60,7 @@ export function confirmEmail(deps: AccountDeps) {
       user: ctx.state.account.user,
       code: formField(ctx, 'code'),
       key: deps.settings.secrets.key,
+      locale: chooseLocale(ctx),
     });
     if (check.ok) return backToAccount(ctx, 'email-changed');
     return profileError(ctx, deps, codeProblem(check));

@@ -3,6 +3,7 @@
  * of that session, the per-person rate limit, and a sign-in within the last ten minutes — older, the browser is
  * sent to sign in again (prompt=login) and comes back to the page.
  */
+import { waitValues } from '../pages/wait-text.js';
 import type { Next } from 'koa';
 import { PageError } from '../errors.js';
 import { isRecent, type AccountContext } from './account-session.js';
@@ -14,17 +15,6 @@ import { actAs, currentActor } from '../domain/audit.js';
 /** A fresh sign-in (prompt=login) for the person on the page, back to the page afterwards. */
 export const confirmIdentity = (ctx: AccountContext, deps: AccountDeps) =>
   startAccountSignIn(ctx, deps, { returnTo: '/account/confirmed', fresh: { loginHint: ctx.state.account.user.email } });
-
-/**
- * How long to wait, as the values of a message's `{unit, select, …}{count, plural, …}` (src/pages/wait-text.ts'
- * rounding: seconds below 90, then minutes below 90, then hours).
- */
-export function waitValues(seconds: number): { unit: 'second' | 'minute' | 'hour'; count: number } {
-  if (seconds < 90) return { unit: 'second', count: seconds };
-  const minutes = Math.ceil(seconds / 60);
-  if (minutes < 90) return { unit: 'minute', count: minutes };
-  return { unit: 'hour', count: Math.ceil(minutes / 60) };
-}
 
 export function guardChanges(deps: AccountDeps) {
   return async function guardChanges(ctx: AccountContext, next: Next) {

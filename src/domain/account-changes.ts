@@ -33,6 +33,7 @@ export async function changePassword(
     policy: PasswordPolicy;
     keepSession: string;
     now?: Date;
+    locale?: string;
   },
 ): Promise<PasswordChange> {
   const { user, policy } = input;
@@ -49,6 +50,7 @@ export async function changePassword(
     change: { password: input.password, policy },
     by: { kind: 'account_page', keepSession: input.keepSession },
     now: input.now,
+    locale: input.locale,
   });
   return { ok: true };
 }

@@ -10,7 +10,7 @@
 import type { Store, UserRow } from '../store/contract.js';
 import { NotFoundError, Unavailable, ValidationError } from '../errors.js';
 import { hashPassword, policyProblems, type PasswordPolicy } from './passwords.js';
-import { credentialsChangedMessage, type CredentialsNotice, type SendMail } from './mail.js';
+import { credentialsChangedMessage, storedLocale, type CredentialsNotice, type SendMail } from './mail.js';
 import { signOutEverywhere } from './logout.js';
 import { audit, currentActor, type Actor } from './audit.js';
 import type { AuditAction } from './audit-actions.js';
@@ -62,6 +62,8 @@ export async function changeCredentials(
     /** Spent first, in the same transaction (a recovery link): false aborts with nothing changed. */
     spend?: (tx: Store) => Promise<boolean>;
     now?: Date;
+    /** The notice's language: the page's when the person made the change there; else the account's stored one. */
+    locale?: string;
   },
 ): Promise<ChangedCredentials | undefined> {
   const { change, by } = input;
@@ -101,7 +103,8 @@ export async function changeCredentials(
     }
     await signOutEverywhere(tx, user.uuid, by.kind === 'account_page' ? by.keepSession : undefined);
     try {
-      await sendMail(credentialsChangedMessage(user.email, user.uuid, { change: notice, by, at: now }));
+      const locale = input.locale ?? storedLocale(user);
+      await sendMail(credentialsChangedMessage(user.email, user.uuid, { change: notice, by, at: now }, locale));
     } catch (error) {
       throw new Unavailable('The mail queue', error); // the transaction rolls back: no change without its notice
     }

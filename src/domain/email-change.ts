@@ -41,7 +41,7 @@ async function queueLast(sendMail: SendMail, message: MailMessage): Promise<void
 export async function requestEmailChange(
   store: Store,
   sendMail: SendMail,
-  input: { user: UserRow; email: string; key: string; now?: Date },
+  input: { user: UserRow; email: string; key: string; now?: Date; locale?: string },
 ): Promise<EmailChangeRequest> {
   const { user, key } = input;
   const email = input.email.trim();
@@ -61,7 +61,7 @@ export async function requestEmailChange(
       expires_at: new Date(now.getTime() + EMAIL_CODE_MINUTES * 60_000),
     });
     await audit(tx, 'email.change_requested', { user: user.uuid, actor: { ...currentActor(), type: 'user', id: user.uuid } });
-    await queueLast(sendMail, emailCodeMessage(email, user.uuid, code, EMAIL_CODE_MINUTES));
+    await queueLast(sendMail, emailCodeMessage(email, user.uuid, code, EMAIL_CODE_MINUTES, input.locale));
   });
   return { ok: true, pending: true };
 }
@@ -76,7 +76,7 @@ export async function pendingEmailChange(store: Store, user: UserRow, now = new 
 export async function confirmEmailChange(
   store: Store,
   sendMail: SendMail,
-  input: { user: UserRow; code: string; key: string; now?: Date },
+  input: { user: UserRow; code: string; key: string; now?: Date; locale?: string },
 ): Promise<EmailCodeCheck> {
   const { user } = input;
   const now = input.now ?? new Date();
@@ -95,7 +95,7 @@ export async function confirmEmailChange(
       // user_updated for applications, user.updated in the trail (the person as actor: the account page's guard).
       await updateUser(tx, user.id, { email, email_verified: true });
       const changed = (await tx.users.findById(user.id))!;
-      await queueLast(sendMail, emailChangedMessage(before.email, user.uuid, email, now));
+      await queueLast(sendMail, emailChangedMessage(before.email, user.uuid, email, now, input.locale));
       return { ok: true, user: changed } as const;
     });
   } catch (error) {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/contract.js';
 import { NotFoundError, Unavailable, ValidationError } from '../errors.js';
 import { secretsFrom } from './secrets.js';
-import { invitationMessage, type SendMail } from './mail.js';
+import { invitationMessage, storedLocale, type SendMail } from './mail.js';
 import { audit } from './audit.js';
 
 const PURPOSE = 'invitation';
@@ -44,7 +44,8 @@ export async function inviteUser(
     await audit(tx, 'user.invited', { user: user.uuid, details: { expires_at: expires.toISOString(), replaced: withdrawn > 0 } });
     const link = `${input.baseUrl.replace(/\/$/, '')}/if/invitation/${token}/`;
     try {
-      await sendMail(invitationMessage(user.email, user.uuid, user.name || user.username, link, expires));
+      // Nobody is on a page of ours: the account's stored language, else the default.
+      await sendMail(invitationMessage(user.email, user.uuid, user.name || user.username, link, expires, storedLocale(user)));
     } catch (error) {
       throw new Unavailable('The mail queue', error); // rolls back: no invitation nobody was told of
     }

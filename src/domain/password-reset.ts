@@ -24,7 +24,7 @@ export const resetCodeId = (interactionUid: string) => `reset:${interactionUid}`
 export async function sendResetCode(
   store: Store,
   sendMail: SendMail,
-  input: { interactionUid: string; user: UserRow | undefined; appName: string; key: string; now?: Date },
+  input: { interactionUid: string; user: UserRow | undefined; appName: string; key: string; now?: Date; locale?: string },
 ): Promise<void> {
   const now = input.now ?? new Date();
   const id = resetCodeId(input.interactionUid);
@@ -42,6 +42,7 @@ export async function sendResetCode(
     now,
     drawn,
     message: resetCodeMessage,
+    locale: input.locale,
   });
 }
 
@@ -55,13 +56,14 @@ export async function sendResetCode(
 export async function setPasswordFromCode(
   store: Store,
   sendMail: SendMail,
-  input: { userId: number; password: string; policy: PasswordPolicy; appName: string; now?: Date },
+  input: { userId: number; password: string; policy: PasswordPolicy; appName: string; now?: Date; locale?: string },
 ): Promise<ChangedCredentials> {
   const changed = await changeCredentials(store, sendMail, {
     userId: input.userId,
     change: { password: input.password, policy: input.policy, verifiesEmail: true },
     by: { kind: 'code', appName: input.appName },
     now: input.now,
+    locale: input.locale,
   });
   return changed!; // a new password without a `spend` always lands
 }

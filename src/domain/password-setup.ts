@@ -39,6 +39,8 @@ export async function sendSetupCode(
     now?: Date;
     drawn?: { code: string; hash: string };
     message?: typeof setupCodeMessage;
+    /** The language of the page the person asked on (the mail's). */
+    locale?: string;
   },
 ): Promise<void> {
   const now = input.now ?? new Date();
@@ -49,7 +51,8 @@ export async function sendSetupCode(
     code_hash: hash,
     expires_at: new Date(now.getTime() + SETUP_CODE_MINUTES * 60_000),
   });
-  await sendMail((input.message ?? setupCodeMessage)(input.user.email, input.user.uuid, input.appName, code, SETUP_CODE_MINUTES));
+  const message = input.message ?? setupCodeMessage;
+  await sendMail(message(input.user.email, input.user.uuid, input.appName, code, SETUP_CODE_MINUTES, input.locale));
 }
 
 /** The user whose setup code of sign-in `id` is still unused; undefined once it is spent or gone. */
@@ -113,6 +116,8 @@ export interface LinkRedemption {
   key: string;
   policy: PasswordPolicy;
   now?: Date;
+  /** The language of the page the link opened (the notice's). */
+  locale?: string;
 }
 
 /** The user a live link of this purpose belongs to, active or not. */
@@ -157,6 +162,7 @@ export async function redeemLink(
       return false;
     },
     now,
+    locale: input.locale,
   });
   return changed?.user;
 }

@@ -2,8 +2,7 @@
  * The two mails of self-registration (registration.ts): the code that confirms a new address, and, when the
  * address already has an account, a note saying so (the page looks the same either way; the inbox tells).
  */
-import { text } from '../i18n/messages.js';
-import type { MailMessage } from './mail.js';
+import { mailText as text, type MailMessage } from './mail.js';
 
 /** Before an account exists, the log names the registration instead of a user. */
 const NO_USER_YET = 'registration';
@@ -14,7 +13,7 @@ export function registrationCodeMessage(to: string, appName: string, code: strin
     userId: NO_USER_YET,
     locale,
     subject: text('mail.registration_code.subject'),
-    text: text('mail.registration_code.body', { app: appName, code, minutes }),
+    text: text('mail.registration_code.body', { app: appName, passcode: code, minutes }),
   };
 }
 

@@ -13,7 +13,7 @@ import { readBody } from './read-body.js';
 const LIMIT = 16 * 1024;
 
 const refused = (status: number, message: string, cause?: unknown) =>
-  new PageError(status, { title: 'Form not accepted', heading: 'This form could not be accepted', message }, cause);
+  new PageError(status, { title: 'error.form.title', heading: 'error.form.heading', message }, cause);
 
 /** `limit`: larger only for the SAML answers an identity provider posts (the assertion consumer service). */
 export function parseForm(limit = LIMIT) {
@@ -23,13 +23,13 @@ export function parseForm(limit = LIMIT) {
     try {
       await parse(ctx, async () => {
         parsed = true;
-        if (inputProblem(ctx.request.body)) throw refused(400, 'It contained characters that cannot be used. Go back and try again.');
+        if (inputProblem(ctx.request.body)) throw refused(400, 'error.form.bad_characters');
         await next();
       });
     } catch (error) {
       if (parsed) throw error;
-      if ((error as { status?: number }).status === 413) throw refused(413, 'It was too large. Go back and try again.', error);
-      throw refused(400, 'It could not be read. Go back and try again.', error);
+      if ((error as { status?: number }).status === 413) throw refused(413, 'error.form.too_large', error);
+      throw refused(400, 'error.form.unreadable', error);
     }
   };
 }

@@ -6,6 +6,7 @@
  */
 import type { Context } from 'koa';
 import { redeemLink, userOfLink, type LinkPurpose } from '../domain/password-setup.js';
+import { chooseLocale } from '../i18n/choose-locale.js';
 import { PageError, ValidationError } from '../errors.js';
 import type { SignInDeps } from './state.js';
 import type { CsrfTokens } from '../http/forms.js';
@@ -109,6 +110,7 @@ export function submitPasswordLink(kind: LinkKind, deps: SignInDeps, csrf: CsrfT
         confirmation: String(ctx.request.body?.confirmation ?? ''),
         key: deps.settings.secrets.key,
         policy: deps.settings.passwords,
+        locale: chooseLocale(ctx),
       });
       if (!done) throw kind.expired(deps);
     } catch (error) {

@@ -7,6 +7,7 @@
  */
 import { lookUpAddress } from '../domain/passwords.js';
 import { sendSetupCode } from '../domain/password-setup.js';
+import { chooseLocale } from '../i18n/choose-locale.js';
 import { userKey } from '../domain/rate-limits.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderEmailPage, renderPasswordPage, renderSetupPage, unavailable } from './pages.js';
@@ -47,6 +48,7 @@ export function submitEmail(deps: SignInDeps) {
         user,
         appName: entry.app.name,
         key: deps.settings.secrets.key,
+        locale: chooseLocale(ctx),
       });
     } catch (error) {
       throw unavailable(ctx, error); // the mail queue (Redis) did not take the message

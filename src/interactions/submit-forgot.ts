@@ -8,6 +8,7 @@
  */
 import { lookUpAddress } from '../domain/passwords.js';
 import { sendResetCode } from '../domain/password-reset.js';
+import { chooseLocale } from '../i18n/choose-locale.js';
 import { accountKey } from '../domain/rate-limits.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { renderForgotPage, renderResetPage, unavailable } from './pages.js';
@@ -45,6 +46,7 @@ export function submitForgot(deps: SignInDeps) {
         user: lookup.record?.user,
         appName: entry.app.name,
         key: deps.settings.secrets.key,
+        locale: chooseLocale(ctx),
       });
     } catch (error) {
       throw unavailable(ctx, error); // the mail queue (Redis) did not take the message

@@ -8,6 +8,7 @@
  */
 import { checkSetupCode, newPasswordProblems } from '../domain/password-setup.js';
 import { resetCodeId, setPasswordFromCode } from '../domain/password-reset.js';
+import { chooseLocale } from '../i18n/choose-locale.js';
 import { lookUpAddress } from '../domain/passwords.js';
 import { accountKey, userKey } from '../domain/rate-limits.js';
 import { PageError } from '../errors.js';
@@ -76,6 +77,7 @@ export function submitReset(deps: SignInDeps) {
         password,
         policy: settings.passwords,
         appName: ctx.state.interaction.entry.app.name,
+        locale: chooseLocale(ctx),
       });
     } catch (error) {
       throw notChanged(ctx, error); // the database or the mail queue (Unavailable), or a fault: nothing changed either way

@@ -7,6 +7,7 @@
  */
 import { checkSetupCode, newPasswordProblems, SETUP_CODE_TRIES, userOfSetupCode } from '../domain/password-setup.js';
 import { setPasswordFromCode } from '../domain/password-reset.js';
+import { chooseLocale } from '../i18n/choose-locale.js';
 import { userKey } from '../domain/rate-limits.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
@@ -43,6 +44,7 @@ export function submitSetup(deps: SignInDeps) {
       password,
       policy: settings.passwords,
       appName: ctx.state.interaction.entry.app.name,
+      locale: chooseLocale(ctx),
     });
     return continueAfterNewPassword(ctx, deps, updated);
   };

@@ -8,6 +8,7 @@ import { PageError, Unavailable } from '../errors.js';
 import { renderErrorPage } from '../pages/error-page.js';
 import { brieflyUnavailable, ourFault } from '../pages/fault-pages.js';
 import { applicationHome } from '../domain/applications.js';
+import { text } from '../i18n/messages.js';
 
 function pageFor(ctx: KoaContextWithOIDC, out: ErrorOut, error: unknown): PageError {
   if (out.error === 'temporarily_unavailable' || error instanceof Unavailable) return brieflyUnavailable(ctx, error, out.error);
@@ -16,15 +17,15 @@ function pageFor(ctx: KoaContextWithOIDC, out: ErrorOut, error: unknown): PageEr
   // A known application gets a way back to it.
   const client = ctx.oidc?.client as { clientName?: string; redirectUris?: string[] } | undefined;
   const home = client?.redirectUris && applicationHome(client.redirectUris);
-  const back = home ? { link: { href: home, label: `Back to ${client!.clientName ?? 'the application'}` } } : {};
+  const label = client?.clientName ? text('error.back_to_app', { app: client.clientName }) : 'error.back_to_application';
+  const back = home ? { link: { href: home, label } } : {};
   if (ctx.oidc?.route?.startsWith('end_session')) {
     return new PageError(
       status,
       {
-        title: 'Sign-out error',
-        heading: 'This sign-out request cannot be completed',
-        message:
-          'The sign-out link is not valid: it may be incomplete, changed, or meant for another application. Go back to the application and sign out there.',
+        title: 'error.sign_out.title',
+        heading: 'error.sign_out.heading',
+        message: 'error.sign_out.invalid_link',
         code: out.error,
         ...back,
       },
@@ -33,13 +34,13 @@ function pageFor(ctx: KoaContextWithOIDC, out: ErrorOut, error: unknown): PageEr
   }
   const message =
     out.error === 'invalid_client'
-      ? 'The application that sent you here is not registered with this service. Go back and try again, or contact its support.'
+      ? 'error.sign_in.unknown_client'
       : /redirect_uri/.test(out.error_description ?? '')
-        ? 'The application that sent you here asked to return to an address it has not registered. Contact its support.'
-        : 'The application sent an incomplete or invalid sign-in request. Go back to the application and try again.';
+        ? 'error.sign_in.unregistered_redirect'
+        : 'error.sign_in.invalid_request';
   return new PageError(
     status,
-    { title: 'Sign-in error', heading: 'This sign-in request cannot be completed', message, code: out.error, ...back },
+    { title: 'error.sign_in.title', heading: 'error.sign_in.heading', message, code: out.error, ...back },
     error,
   );
 }

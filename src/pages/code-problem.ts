@@ -12,22 +12,3 @@ export type CodeProblem =
 export function codeProblemMessage(problem: CodeProblem, tries: number, keys: string): Text {
   return problem.reason === 'wrong' ? text(`${keys}.wrong`, { tries_left: problem.triesLeft, tries }) : text(`${keys}.${problem.reason}`);
 }
-
-/**
- * The same in English, for pages not yet on catalogue keys. `tries`: how many a code allows; `newCode`: how this page
- * gets a new one ("Start again to get a new one.").
- */
-export function codeProblemText(problem: CodeProblem, tries: number, newCode: string): string {
-  switch (problem.reason) {
-    case 'wrong':
-      return `That code is not right. ${problem.triesLeft} of ${tries} tries left.`;
-    case 'expired':
-      return `That code has expired. ${newCode}`;
-    case 'exhausted':
-      return `Too many wrong codes. ${newCode}`;
-    case 'missing':
-      return `That code is no longer valid. ${newCode}`;
-    case 'taken':
-      return 'That e-mail address cannot be used.';
-  }
-}

@@ -2,16 +2,16 @@
 import type { Context } from 'koa';
 import { PageError } from '../errors.js';
 
-const tryAgain = (ctx: Context) => ({ href: ctx.method === 'GET' ? ctx.originalUrl : '/', label: 'Try again' });
+const tryAgain = (ctx: Context) => ({ href: ctx.method === 'GET' ? ctx.originalUrl : '/', label: 'error.try_again' });
 
 /** A dependency did not answer (the database, Redis): nothing is wrong with the request. */
 export const brieflyUnavailable = (ctx: Context, cause: unknown, code?: string) =>
   new PageError(
     503,
     {
-      title: 'Try again shortly',
-      heading: 'Briefly unavailable',
-      message: 'We could not complete this just now. Try again in a few seconds.',
+      title: 'error.unavailable.title',
+      heading: 'error.unavailable.heading',
+      message: 'error.unavailable.message',
       link: tryAgain(ctx),
       ...(code ? { code } : {}),
     },
@@ -23,8 +23,8 @@ export const ourFault = (ctx: Context, cause: unknown, code?: string) =>
   new PageError(
     500,
     {
-      heading: 'Something went wrong',
-      message: 'This is a fault on our side, not yours. Try again in a moment.',
+      heading: 'error.fault.heading',
+      message: 'error.fault.message',
       link: tryAgain(ctx),
       ...(code ? { code } : {}),
     },

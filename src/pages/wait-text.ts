@@ -13,9 +13,3 @@ export function waitValues(seconds: number): { wait: number; unit: WaitUnit } {
   if (minutes < 90) return { wait: minutes, unit: 'minute' };
   return { wait: Math.ceil(minutes / 60), unit: 'hour' };
 }
-
-/** "14 minutes" (as in "Try again in 14 minutes."), in English: for messages not yet in the catalogues. */
-export function waitText(seconds: number): string {
-  const { wait, unit } = waitValues(seconds);
-  return `${wait} ${unit}${wait === 1 ? '' : 's'}`;
-}

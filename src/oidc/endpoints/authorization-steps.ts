@@ -30,9 +30,9 @@ export const refuseUnstorableLogoutParams: Step = async function refuseUnstorabl
   const params = ctx.method === 'POST' ? { ...ctx.query, ...(await formOf(ctx)) } : ctx.query;
   if (Object.keys(params).some((key) => inputProblem(key) || inputProblem(params[key]))) {
     throw new PageError(400, {
-      title: 'Sign-out error',
-      heading: 'This sign-out request cannot be completed',
-      message: 'The request holds characters that are not allowed. Go back to the application and sign out from there.',
+      title: 'error.sign_out.title',
+      heading: 'error.sign_out.heading',
+      message: 'error.sign_out.bad_characters',
       code: 'invalid_request',
     });
   }

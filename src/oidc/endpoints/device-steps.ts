@@ -8,7 +8,8 @@ import type { Store } from '../../store/contract.js';
 import type { RateLimits } from '../../domain/rate-limits.js';
 import { DEVICE_CODE_GRANT, usesDeviceFlow } from '../../domain/applications.js';
 import { PageError, ProtocolError } from '../../errors.js';
-import { waitText } from '../../pages/wait-text.js';
+import { waitValues } from '../../pages/wait-text.js';
+import { text } from '../../i18n/messages.js';
 import { formOf } from '../read-client.js';
 import type { AppProvider, ProviderSet } from '../providers.js';
 import { unitOfWorkOf } from '../engine-storage/unit-of-work.js';
@@ -53,10 +54,10 @@ export function limitUserCodes(limits: RateLimits): Step {
     const outcome = await limits.attempt([['user_codes', `ip:${ctx.ip}`]]);
     if (outcome.allowed) return next();
     throw new PageError(429, {
-      title: 'Too many codes',
-      heading: 'Too many codes typed',
-      message: `Too many codes were typed from your network. Try again in ${waitText(outcome.retryAfterSeconds)}.`,
-      link: { href: DEVICE_PAGE_PATH, label: 'Type a code' },
+      title: 'error.device.too_many.title',
+      heading: 'error.device.too_many.heading',
+      message: text('error.device.too_many.message', waitValues(outcome.retryAfterSeconds)),
+      link: { href: DEVICE_PAGE_PATH, label: 'error.device.type_code' },
     });
   };
 }

@@ -11,9 +11,9 @@ import type { EndpointContext, Step } from './state.js';
 
 const unknownClient = () =>
   new PageError(400, {
-    title: 'Sign-in error',
-    heading: 'This sign-in request cannot be completed',
-    message: 'The application that sent you here is not registered with this service. Go back and try again, or contact its support.',
+    title: 'error.sign_in.title',
+    heading: 'error.sign_in.heading',
+    message: 'error.sign_in.unknown_client',
     code: 'invalid_client',
   });
 
