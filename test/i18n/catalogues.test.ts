@@ -72,7 +72,8 @@ test('every key the views and the code name is in the English catalogue', () => 
   for (const file of files)
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       if (/^\s*(\*|\/\/|\/\*)/.test(line)) continue; // comments name settings and files
-      for (const [, key] of line.matchAll(keyLike)) if (!notMessages.has(key!) && !/\.eta$/.test(key!)) named.set(key!, path.relative(ROOT, file));
+      for (const [, key] of line.matchAll(keyLike))
+        if (!notMessages.has(key!) && !/\.eta$/.test(key!)) named.set(key!, path.relative(ROOT, file));
     }
   expect(named.size).toBeGreaterThan(100);
   const missing = [...named].filter(([key]) => !(key in english) && !isPrefix(key)).map(([key, file]) => `${file}: ${key}`);
