@@ -41,7 +41,7 @@ const TAGS = Object.fromEntries(
 
 export class Messages {
   readonly defaultLocale: Locale;
-  /** The locales offered: the switcher's, discovery's ui_locales_supported. */
+  /** The locales offered, in the operator's order: the switcher's, discovery's ui_locales_supported. */
   readonly offered: Locale[];
   private readonly catalogues: Map<string, Catalogue>;
   private readonly compiled = new Map<string, IntlMessageFormat>();
@@ -49,7 +49,7 @@ export class Messages {
 
   constructor(settings: MessagesSettings = { default_locale: 'en', locales: [...LOCALES], overrides: {} }) {
     this.defaultLocale = settings.default_locale as Locale;
-    this.offered = LOCALES.filter((locale) => settings.locales.includes(locale));
+    this.offered = settings.locales.filter((locale): locale is Locale => (LOCALES as readonly string[]).includes(locale));
     const shipped = shippedCatalogues();
     this.catalogues = new Map(LOCALES.map((locale) => [locale, { ...shipped.get(locale), ...settings.overrides[locale] }]));
   }

@@ -51,10 +51,15 @@ describe.each(engines)('pages in people’s language (%s)', (engine) => {
     expect(shown).not.toMatch(RAW_KEY);
     if (locale !== 'en') expect(shown).not.toContain(english['sign_in.email.no_password_hint']);
     if (locale === 'ar') {
-      // Mirrored: an inline link sits against the card's right edge, and the inputs' text runs right to left.
-      const card = (await web.page.locator('main').boundingBox())!;
-      const link = (await web.page.locator('main p.secondary a').first().boundingBox())!;
-      expect(link.x - card.x).toBeGreaterThan(card.x + card.width - (link.x + link.width));
+      // Mirrored: the heading's words start at the card's right edge, and the inputs' text runs right to left.
+      const [left, right] = await web.page.evaluate(() => {
+        const card = document.querySelector('main')!.getBoundingClientRect();
+        const range = document.createRange();
+        range.selectNodeContents(document.querySelector('h1')!);
+        const words = range.getBoundingClientRect();
+        return [words.left - card.left, card.right - words.right];
+      });
+      expect(left).toBeGreaterThan(right);
       await expect(web.page.locator('#email').evaluate((input) => getComputedStyle(input).direction)).resolves.toBe('rtl');
     }
     await web.page.screenshot({ path: path.join(SCREENSHOTS, `sign-in-${locale}.png`), fullPage: true });
@@ -98,6 +103,7 @@ describe.each(engines)('pages in people’s language (%s)', (engine) => {
     try {
       const config = await discover(own.apps.wiki!);
       const request = await authorizationRequest(config, own.apps.wiki!);
+      request.url.searchParams.set('ui_locales', 'de');
       await web.page.goto(request.url.href);
       await expect(web.page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(OVERRIDE);
       await expect(web.page.locator('nav.languages a').allTextContents()).resolves.toEqual(['Deutsch', 'English']);
