@@ -31,7 +31,7 @@ export function localize(messages: Messages): Middleware {
 export interface PageLanguage extends Translator {
   dir: 'ltr' | 'rtl';
   /** The switcher: each offered language, with the link that picks it. */
-  languages: Array<{ locale: string; name: string; href: string; current: boolean }>;
+  languages: Array<{ locale: string; name: string; dir: 'ltr' | 'rtl'; href: string; current: boolean }>;
 }
 
 /**
@@ -55,6 +55,7 @@ export function pageLanguage(ctx: Context): PageLanguage {
         ? messages.offered.map((each) => ({
             locale: each,
             name: LANGUAGE_NAMES[each],
+            dir: RIGHT_TO_LEFT.has(each) ? 'rtl' : 'ltr', // each name in its own direction ("Português (Brasil)" on an Arabic page)
             href: `/-/language/${each}?back=${back}`,
             current: each === locale,
           }))
