@@ -1,5 +1,6 @@
 /**
- * Self-registration (an application's `registration`): a person gives a name, an address and a password; the
+ * Self-registration (an application's `registration`): a person gives a name, an address and a password (or none,
+ * to add a passkey once the account exists); the
  * address is confirmed by a mailed code before any account exists. Until then nothing is stored: what they typed
  * (the password already hashed) and the code's keyed hash ride in the page's signed ticket. An address that
  * already has an account gets a mail saying so instead of a code, and the same page: the form never tells
@@ -23,7 +24,8 @@ export const REGISTRATION_CODE_MINUTES = 15;
 export interface PendingRegistration {
   email: string;
   name: string;
-  passwordHash: string;
+  /** Null: no password; the person adds a passkey once the account exists. */
+  passwordHash: string | null;
   codeHash: string;
 }
 
@@ -43,9 +45,12 @@ export function acceptsAddress(registration: RegistrationSettings, email: string
 export async function startRegistration(
   store: Store,
   sendMail: SendMail,
-  input: { email: string; name: string; password: string; appName: string; cost: number; key: string; locale?: string },
+  input: { email: string; name: string; password: string | null; appName: string; cost: number; key: string; locale?: string },
 ): Promise<PendingRegistration> {
-  const [lookup, passwordHash] = await Promise.all([lookUpAddress(store, input.email), hashPassword(input.password, input.cost)]);
+  const [lookup, passwordHash] = await Promise.all([
+    lookUpAddress(store, input.email),
+    input.password === null ? null : hashPassword(input.password, input.cost),
+  ]);
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const codeHash = secretsFrom(input.key).hash('registration-code', code);
   const existing = lookup.record?.user;
@@ -81,7 +86,7 @@ export async function completeRegistration(
         { username: email, email, name, email_verified: true, is_active: true, groups },
         input.applications,
       );
-      await tx.credentials.setPasswordHash(made.pk, passwordHash);
+      if (passwordHash) await tx.credentials.setPasswordHash(made.pk, passwordHash);
       await audit(tx, 'user.registered', { user: made.uuid });
       return (await tx.users.findById(made.pk))!;
     });

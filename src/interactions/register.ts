@@ -1,7 +1,8 @@
 /**
  * Self-registration, when the application offers it (`registration.enabled`): GET/POST …/register takes a name,
- * an address and a password; POST …/register/code takes the mailed code and creates the account, then the sign-in
- * goes on as after a password (second factor, access group: continue-sign-in.ts). Counted per IP (each attempt
+ * an address and a password (or none); POST …/register/code takes the mailed code and creates the account, then the
+ * sign-in goes on as after a password (second factor, access group: continue-sign-in.ts), or, without one, at the
+ * page that adds the account's passkey. Counted per IP (each attempt
  * mails someone) and per address; an address outside `registration.email_domains` is refused before anything is
  * mailed. A known address gets the same page (domain/registration.ts mails it a note instead of a code).
  */
@@ -15,7 +16,7 @@ import { chooseLocale } from '../i18n/choose-locale.js';
 import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
 import { continueSignIn } from './continue-sign-in.js';
-import { registrationStops, renderRegisterCodePage, renderRegisterPage } from './registration-pages.js';
+import { registrationStops, renderRegisterCodePage, renderRegisterPage, renderRegisterPasskeyPage } from './registration-pages.js';
 
 const field = (ctx: InteractionContext, name: string) => {
   const value = ctx.request.body?.[name];
@@ -47,8 +48,10 @@ export function submitRegistration(deps: SignInDeps) {
     if (!isEmailAddress(typed.email)) return again('register.errors.email');
     if (!acceptsAddress(registration, typed.email))
       return again(text('register.errors.domain', { domains: registration.email_domains.join(', ') }));
-    const password = field(ctx, 'password');
-    const problems = newPasswordProblems(password, field(ctx, 'confirmation'), typed.email, settings.passwords);
+    // Both password fields empty: a passkey instead, added once the account exists.
+    const [password, confirmation] = [field(ctx, 'password'), field(ctx, 'confirmation')];
+    const passwordless = !password && !confirmation;
+    const problems = passwordless ? [] : newPasswordProblems(password, confirmation, typed.email, settings.passwords);
     if (problems.length) return again(problems.join(' '));
 
     const limited = await countAttempt(ctx, deps, [['code_mails', `register:${typed.email.toLowerCase()}`]], { ip: 'always' });
@@ -56,7 +59,7 @@ export function submitRegistration(deps: SignInDeps) {
 
     const pending = await startRegistration(deps.store, deps.services.sendMail, {
       ...typed,
-      password,
+      password: passwordless ? null : password,
       appName: ctx.state.interaction.entry.app.name,
       cost: settings.passwords.bcrypt_cost,
       key: settings.secrets.key,
@@ -100,6 +103,8 @@ export function submitRegistrationCode(deps: SignInDeps) {
     }
     if (!outcome.ok) throw registrationStops(ctx, 'register.code.taken', 409);
     await deps.services.limits.reset('code_guesses', guesses);
-    return continueSignIn(ctx, deps, outcome.user, ['pwd']);
+    if (pending.passwordHash) return continueSignIn(ctx, deps, outcome.user, ['pwd']);
+    // No password: the passkey is its first credential, made at the sign-in's passkey enrolment, which then completes it.
+    renderRegisterPasskeyPage(ctx, deps.tickets.sign(uid, { user: outcome.user.uuid, stage: 'enrol', amr: [] }));
   };
 }

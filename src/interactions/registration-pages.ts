@@ -1,4 +1,7 @@
-/** The self-registration pages: the form (name, address, password twice) and the page that takes the mailed code. */
+/**
+ * The self-registration pages: the form (name, address, password twice or none), the page that takes the mailed code,
+ * and for an account without a password the page that adds its passkey.
+ */
 import type { InteractionContext } from './state.js';
 import { renderPage } from '../pages/render-page.js';
 import { text, type Text } from '../i18n/messages.js';
@@ -28,6 +31,13 @@ export function renderRegisterPage(
 export function renderRegisterCodePage(ctx: InteractionContext, email: string, ticket: string, error?: string | Text, status = 200) {
   const { base } = ctx.state.interaction;
   renderPage(ctx as never, 'register-code', { ...common(ctx), action: `${base}register/code`, email, ticket, error }, status);
+}
+
+/** A new account without a password: its passkey, made at the sign-in's passkey enrolment (submit-passkey.ts). */
+export function renderRegisterPasskeyPage(ctx: InteractionContext, ticket: string) {
+  const { base } = ctx.state.interaction;
+  const passkey = { action: `${base}passkey/enrol`, options: `${base}passkey/enrol-options` };
+  renderPage(ctx as never, 'register-passkey', { ...common(ctx), scripts: true, passkey, ticket });
 }
 
 /** A registration that cannot go on here (closed, expired, the address taken meanwhile): back to the sign-in's start. */

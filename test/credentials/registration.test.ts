@@ -7,6 +7,7 @@
 import type { Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
 import { useBrowser } from '../helpers/browser.js';
+import { addVirtualAuthenticator } from '../helpers/webauthn.js';
 import { startSmtpCapture, type CapturedMail, type SmtpCapture } from '../helpers/smtp.js';
 import { startCredentialsServer, type CredentialsServer } from './credentials-server.js';
 import { alertText, enterEmailAndPassword, heading, startFlow } from './flow.js';
@@ -30,6 +31,7 @@ describe.each(engines)('self-registration (%s)', (engine) => {
       web.rp.url,
       [{ slug: 'wiki', registration: { enabled: true, email_domains: ['example.com'], groups: ['wiki-readers'] } }, { slug: 'closed' }],
       { mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' } },
+      { hostname: 'localhost' }, // passkeys: WebAuthn refuses IP addresses
     );
   });
   afterAll(async () => {
@@ -164,5 +166,22 @@ describe.each(engines)('self-registration (%s)', (engine) => {
     const response = await web.page.goto(`${web.page.url()}register`);
     expect(response!.status()).toBe(404);
     await expect(alertText(web.page)).resolves.toBe('This application does not take new accounts here. Ask its administrator for one.');
+  });
+
+  // Last: the page's virtual authenticator stays, and its passkey would answer later tests' sign-in pages.
+  test('with both password fields empty, the account’s first credential is a passkey, added right after the code', async () => {
+    await addVirtualAuthenticator(web.page);
+    const email = address();
+    const flow = await startFlow(web.page, idp.apps.wiki!);
+    await fillRegistration(web.page, email, '');
+    await enterRegistrationCode(web.page, codeOf(await smtp.waitFor(email)));
+    await expect(heading(web.page)).resolves.toBe('Add a passkey');
+    await web.page.getByLabel('Name of the new passkey').fill('Phone');
+    await web.page.getByRole('button', { name: 'Add a passkey' }).click();
+    const tokens = await flow.finish();
+    expect(tokens.claims()!.amr).toEqual(['hwk', 'user']);
+    const user = (await accountOf(idp, email))!;
+    expect((await idp.store.passkeys.listForUser(user.id)).map((passkey) => passkey.name)).toEqual(['Phone']);
+    expect(await idp.store.credentials.passwordHash(user.id)).toBeFalsy();
   });
 });
