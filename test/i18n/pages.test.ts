@@ -2,9 +2,10 @@
  * Pages in people's language (docs/i18n.md), in chromium: the sign-in page in every language (a screenshot of each
  * under var/test/screenshots/, Arabic laid out right to left), never a raw key; the language chosen by
  * ui_locales, Accept-Language and the switcher, in that order of strength; an operator's override; discovery's
- * ui_locales_supported.
+ * ui_locales_supported; axe-core on the sign-in and registration pages in Arabic, Japanese and German.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
@@ -20,6 +21,7 @@ const AREAS = [...new Set(Object.keys(english).map((key) => key.split('.')[0]!))
 /** Text that looks like one of our keys (`sign_in.email.heading`): what a page shows when a message is missing. */
 const RAW_KEY = new RegExp(`\\b(?:${AREAS.join('|')})\\.[a-z0-9_]+(?:\\.[a-z0-9_]+)*\\b`);
 const OVERRIDE = 'Anmelden bei der Firma';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe.each(engines)('pages in people’s language (%s)', (engine) => {
   const web = useBrowser();
@@ -29,7 +31,9 @@ describe.each(engines)('pages in people’s language (%s)', (engine) => {
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    idp = await startOidcServer(engine, web.rp.url, [{ slug: 'wiki', name: 'Wiki' }]);
+    idp = await startOidcServer(engine, web.rp.url, [
+      { slug: 'wiki', name: 'Wiki', registration: { enabled: true, email_domains: [], groups: [] } },
+    ]);
   });
   afterAll(() => idp?.close());
 
@@ -111,6 +115,36 @@ describe.each(engines)('pages in people’s language (%s)', (engine) => {
       await expect(web.page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(headingIn('en'));
     } finally {
       await own.close();
+    }
+  });
+
+  test('axe-core finds no serious or critical problem on the sign-in and registration pages, right to left or not', async () => {
+    // The pages' CSP allows no injected script: axe runs in a context that bypasses it.
+    const context = await web.browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    try {
+      for (const locale of ['ar', 'ja', 'de'] as const) {
+        await signInPage(page, locale);
+        const signIn = page.url();
+        for (const [name, url] of [
+          ['sign-in', signIn],
+          ['register', `${signIn}register`],
+        ] as const) {
+          await page.goto(url);
+          await page.addScriptTag({ content: AXE });
+          const violations = await page.evaluate(async () => {
+            const found = await (
+              window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string }> }> } }
+            ).axe.run();
+            return found.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+          });
+          expect({ locale, name, violations }).toEqual({ locale, name, violations: [] });
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          expect({ locale, name, overflow: overflow <= 0 }).toEqual({ locale, name, overflow: true });
+        }
+      }
+    } finally {
+      await context.close();
     }
   });
 });
