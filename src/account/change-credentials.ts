@@ -42,9 +42,7 @@ export function submitPasswordChange(deps: AccountDeps) {
     });
     if (outcome.ok || outcome.field !== 'current') await Promise.all(keys.map(([kind, key]) => deps.limits.reset(kind, key)));
     if (!outcome.ok) {
-      // The new password's problems come from the password policy (src/domain), shared with the sign-in pages'
-      // password setup, in English; the wrong current password is the account page's own.
-      const message = outcome.field === 'current' ? 'account.password.current_wrong' : outcome.problems.join(' ');
+      const message = outcome.problems; // catalogue messages: the policy's, or the wrong current password
       return renderAccount(ctx, deps, { error: { section: 'password', message }, status: 400 });
     }
     return backToAccount(ctx, 'password-changed');

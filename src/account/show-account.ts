@@ -13,7 +13,7 @@ import { ACCOUNT_CLIENT_ID } from '../domain/account-client.js';
 import { pendingEmailChange } from '../domain/email-change.js';
 import { listSessions } from '../domain/logout.js';
 import { browserOf } from './describe-browser.js';
-import type { Text } from '../i18n/messages.js';
+import type { Message, Text } from '../i18n/messages.js';
 
 /** Notices by the query's name for them (nothing from the URL is shown as text): their catalogue keys. */
 export const NOTICES = {
@@ -36,7 +36,7 @@ export type NoticeKey = keyof typeof NOTICES;
 /** An error shown beside one section's form: a catalogue key, or a Text with values. */
 export interface SectionError {
   section: 'profile' | 'password' | 'totp' | 'passkeys' | 'sources' | 'devices' | 'apps';
-  message: string | Text;
+  message: Message;
 }
 
 export async function renderAccount(

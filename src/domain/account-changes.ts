@@ -3,6 +3,7 @@
  * and where they are signed in. Each change lands with its audit event (actor: the user) in one transaction,
  * and a change that ends sessions queues the backchannel logouts in that same transaction.
  */
+import { text, type Text } from '../i18n/messages.js';
 import type { Store, UserRow } from '../store/contract.js';
 import { dummyHash, verifyPassword, type PasswordPolicy } from './passwords.js';
 import { newPasswordProblems } from './password-setup.js';
@@ -15,7 +16,7 @@ import { PASSKEY_NAME_MAX } from './passkeys.js';
 
 const asUser = (user: UserRow) => ({ ...currentActor(), type: 'user' as const, id: user.uuid });
 
-export type PasswordChange = { ok: true } | { ok: false; field: 'current' | 'password'; problems: string[] };
+export type PasswordChange = { ok: true } | { ok: false; field: 'current' | 'password'; problems: Text[] };
 
 /**
  * Checks the current password, then sets the new one by the rule of every credential change
@@ -40,10 +41,10 @@ export async function changePassword(
   const hash = await store.credentials.passwordHash(user.id);
   // Without a password yet, the check still costs a bcrypt verification (and fails).
   if (!(await verifyPassword(input.current, hash ?? (await dummyHash(policy.bcrypt_cost)))) || !hash) {
-    return { ok: false, field: 'current', problems: ['Your current password is not right.'] };
+    return { ok: false, field: 'current', problems: [text('account.password.current_wrong')] };
   }
   const problems = newPasswordProblems(input.password, input.confirmation, user.email, policy);
-  if (input.password === input.current) problems.push('Choose a password different from the current one.');
+  if (input.password === input.current) problems.push(text('password.same_as_current'));
   if (problems.length) return { ok: false, field: 'password', problems };
   await changeCredentials(store, sendMail, {
     userId: user.id,

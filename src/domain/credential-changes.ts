@@ -7,6 +7,7 @@
  * mailbox, queued last: a queue that refuses it undoes the change. A first password (none before) follows the
  * same rule: there may be sessions (a passkey sign-in) and the owner should hear that a password now exists.
  */
+import { inEnglish } from '../i18n/messages.js';
 import type { Store, UserRow } from '../store/contract.js';
 import { NotFoundError, Unavailable, ValidationError } from '../errors.js';
 import { hashPassword, policyProblems, type PasswordPolicy } from './passwords.js';
@@ -74,7 +75,7 @@ export async function changeCredentials(
     const user = await store.users.findById(input.userId);
     if (!user) throw new NotFoundError('user');
     const problems = policyProblems(change.password, user.email, change.policy);
-    if (problems.length) throw new ValidationError({ password: problems });
+    if (problems.length) throw new ValidationError({ password: problems.map(inEnglish) });
     hash = await hashPassword(change.password, change.policy.bcrypt_cost);
   }
 

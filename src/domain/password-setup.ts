@@ -4,6 +4,7 @@
  * password under the policy and marking the e-mail verified (receiving the code or link proves it), by the rule
  * of every credential change (credential-changes.ts).
  */
+import { inEnglish, text, type Text } from '../i18n/messages.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Store, UserRow } from '../store/contract.js';
 import type { PasswordPolicy } from './passwords.js';
@@ -83,9 +84,9 @@ export async function checkSetupCode(store: Store, id: string, code: string, key
 }
 
 /** The policy's and the confirmation's complaints about a new password. */
-export function newPasswordProblems(password: string, confirmation: string, email: string, policy: PasswordPolicy): string[] {
+export function newPasswordProblems(password: string, confirmation: string, email: string, policy: PasswordPolicy): Text[] {
   const problems = policyProblems(password, email, policy);
-  if (password !== confirmation) problems.push('The two passwords differ.');
+  if (password !== confirmation) problems.push(text('password.differ'));
   return problems;
 }
 
@@ -150,7 +151,7 @@ export async function redeemLink(
   const user = await userOfLink(store, purpose, token, key, now);
   if (!user) return undefined;
   const problems = newPasswordProblems(input.password, input.confirmation, user.email, input.policy);
-  if (problems.length) throw new ValidationError({ password: problems });
+  if (problems.length) throw new ValidationError({ password: problems.map(inEnglish) });
   const changed = await changeCredentials(store, sendMail, {
     userId: user.id,
     change: { password: input.password, policy: input.policy, verifiesEmail: true },

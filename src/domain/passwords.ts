@@ -2,6 +2,7 @@
  * Password hashing (bcrypt) and policy. bcrypt reads at most 72 bytes: longer passwords are pre-hashed with
  * SHA-256 (base64, 44 bytes) so every byte counts instead of being silently truncated.
  */
+import { text, type Text } from '../i18n/messages.js';
 import { createHash } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import type { AddressLookup, SignInRecord, Store } from '../store/contract.js';
@@ -33,13 +34,16 @@ export function dummyHash(cost: number): Promise<string> {
   return hash;
 }
 
-/** The policy's complaints about `password` (empty when it is acceptable). */
-export function policyProblems(password: string, email: string, policy: PasswordPolicy): string[] {
-  const problems: string[] = [];
+/**
+ * The policy's complaints about `password` (empty when it is acceptable), as catalogue messages (locales/…/
+ * passwords.json): pages show them in the reader's language, the API in English (`inEnglish`).
+ */
+export function policyProblems(password: string, email: string, policy: PasswordPolicy): Text[] {
+  const problems: Text[] = [];
   const length = [...password].length;
-  if (length < policy.min_length) problems.push(`Ensure this field has at least ${policy.min_length} characters.`);
-  if (length > policy.max_length) problems.push(`Ensure this field has no more than ${policy.max_length} characters.`);
-  if (password.trim().toLowerCase() === email.trim().toLowerCase()) problems.push('The password must not be the e-mail address.');
+  if (length < policy.min_length) problems.push(text('password.too_short', { min: policy.min_length }));
+  if (length > policy.max_length) problems.push(text('password.too_long', { max: policy.max_length }));
+  if (password.trim().toLowerCase() === email.trim().toLowerCase()) problems.push(text('password.is_email'));
   return problems;
 }
 

@@ -17,7 +17,10 @@ export interface Text {
 
 export const text = (key: string, values?: Values): Text => ({ key, values });
 
-export type Translate = (message: string | Text, values?: Values) => string;
+/** What a page is handed to say: a key, a Text, or a list of them (a password's problems), read one after another. */
+export type Message = string | Text | ReadonlyArray<string | Text>;
+
+export type Translate = (message: Message, values?: Values) => string;
 
 export interface Translator {
   locale: Locale;
@@ -30,6 +33,8 @@ export interface MessagesSettings {
   locales: string[];
   overrides: Record<string, Record<string, string>>;
 }
+
+const isList = (message: Message): message is ReadonlyArray<string | Text> => Array.isArray(message);
 
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -62,7 +67,8 @@ export class Messages {
   translator(locale: Locale): Translator {
     let translator = this.translators.get(locale);
     if (!translator) {
-      const format = (message: string | Text, values: Values | undefined, markup: boolean) => {
+      const format = (message: Message, values: Values | undefined, markup: boolean): string => {
+        if (isList(message)) return message.map((each) => format(each, values, markup)).join(' ');
         const { key, values: own } = typeof message === 'string' ? { key: message, values: undefined } : message;
         const formatter = this.formatter(locale, key);
         if (!formatter) return key; // a key no catalogue has: visible, and the catalogue test names it
@@ -103,6 +109,10 @@ export class Messages {
     return formatter;
   }
 }
+
+let english: Translate | undefined;
+/** A message as the shipped English catalogue words it: where a Text's words reach operators and programs (the API). */
+export const inEnglish = (message: string | Text) => (english ??= new Messages().translator('en').t)(message);
 
 /** A message's ICU syntax, checked: undefined when it parses, else the parser's complaint. */
 export function messageProblem(message: string, locale: string): string | undefined {

@@ -8,7 +8,7 @@ import { renderPage } from '../pages/render-page.js';
 import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { PageError } from '../errors.js';
 import { SETUP_CODE_MINUTES } from '../domain/password-setup.js';
-import { text, type Text } from '../i18n/messages.js';
+import { text, type Message, type Text } from '../i18n/messages.js';
 import { chooseLocale, messagesOf } from '../i18n/choose-locale.js';
 
 const titleOf = (ctx: InteractionContext) => text('sign_in.title', { app: ctx.state.interaction.entry.app.name });
@@ -18,7 +18,7 @@ function common(ctx: InteractionContext) {
   return { title: titleOf(ctx), appName: entry.app.name, csrf, restart: base };
 }
 
-export function renderEmailPage(ctx: InteractionContext, email = '', error?: string | Text, status = 200) {
+export function renderEmailPage(ctx: InteractionContext, email = '', error?: Message, status = 200) {
   const { base } = ctx.state.interaction;
   // After a failed passkey the browser's autofill is not started again by itself (it would answer at once, again).
   renderPage(
@@ -45,20 +45,13 @@ const passkeyForm = (ctx: InteractionContext) => ({
   options: `${ctx.state.interaction.base}passkey/options`,
 });
 
-export function renderPasswordPage(ctx: InteractionContext, email: string, error?: string | Text, status = 200) {
+export function renderPasswordPage(ctx: InteractionContext, email: string, error?: Message, status = 200) {
   const { base } = ctx.state.interaction;
   renderPage(ctx as never, 'password', { ...common(ctx), action: `${base}password`, forgot: `${base}forgot`, email, error }, status);
 }
 
 /** A person from an upstream identity provider proves the account that has their address, once, to link it (src/sources/). */
-export function renderLinkPage(
-  ctx: InteractionContext,
-  ticket: string,
-  email: string,
-  sourceName: string,
-  error?: string | Text,
-  status = 200,
-) {
+export function renderLinkPage(ctx: InteractionContext, ticket: string, email: string, sourceName: string, error?: Message, status = 200) {
   const { base } = ctx.state.interaction;
   renderPage(
     ctx as never,
@@ -68,7 +61,7 @@ export function renderLinkPage(
   );
 }
 
-export function renderForgotPage(ctx: InteractionContext, email = '', error?: string | Text, status = 200) {
+export function renderForgotPage(ctx: InteractionContext, email = '', error?: Message, status = 200) {
   renderPage(ctx as never, 'forgot', { ...common(ctx), action: `${ctx.state.interaction.base}forgot`, email, error }, status);
 }
 
@@ -79,14 +72,7 @@ const typedCode = (ctx: InteractionContext) =>
     .replace(/[^0-9 ]/g, '')
     .slice(0, 12);
 
-export function renderResetPage(
-  ctx: InteractionContext,
-  email: string,
-  ticket: string,
-  minLength: number,
-  error?: string | Text,
-  status = 200,
-) {
+export function renderResetPage(ctx: InteractionContext, email: string, ticket: string, minLength: number, error?: Message, status = 200) {
   const { base } = ctx.state.interaction;
   const code = error ? typedCode(ctx) : '';
   renderPage(
@@ -97,7 +83,7 @@ export function renderResetPage(
   );
 }
 
-export function renderSetupPage(ctx: InteractionContext, email: string, minLength: number, error?: string | Text, status = 200) {
+export function renderSetupPage(ctx: InteractionContext, email: string, minLength: number, error?: Message, status = 200) {
   const code = error ? typedCode(ctx) : '';
   renderPage(
     ctx as never,
@@ -112,7 +98,7 @@ export function renderMfaPage(
   ctx: InteractionContext,
   ticket: string,
   has: { totp: boolean; passkey: boolean },
-  error?: string | Text,
+  error?: Message,
   status = 200,
 ) {
   renderPage(
@@ -129,7 +115,7 @@ export async function renderEnrolPage(
   ticket: string,
   secret: string,
   otpauth: string,
-  error?: string | Text,
+  error?: Message,
   status = 200,
 ) {
   const qr = await QRCode.toDataURL(otpauth, { errorCorrectionLevel: 'M', margin: 1, scale: 6 });

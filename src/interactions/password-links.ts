@@ -8,10 +8,11 @@ import type { Context } from 'koa';
 import { redeemLink, userOfLink, type LinkPurpose } from '../domain/password-setup.js';
 import { chooseLocale } from '../i18n/choose-locale.js';
 import { PageError, ValidationError } from '../errors.js';
+import { newPasswordProblems } from '../domain/password-setup.js';
 import type { SignInDeps } from './state.js';
 import type { CsrfTokens } from '../http/forms.js';
 import { renderPage } from '../pages/render-page.js';
-import { text, type Text } from '../i18n/messages.js';
+import { text, type Message, type Text } from '../i18n/messages.js';
 
 type LinkContext = Context & { params: Record<string, string>; request: { body?: Record<string, unknown> } };
 
@@ -64,7 +65,7 @@ export const invitationLink: LinkKind = {
   },
 };
 
-function form(ctx: LinkContext, kind: LinkKind, deps: SignInDeps, csrf: CsrfTokens, email: string, error?: string | Text, status = 200) {
+function form(ctx: LinkContext, kind: LinkKind, deps: SignInDeps, csrf: CsrfTokens, email: string, error?: Message, status = 200) {
   const token = ctx.params.token!;
   renderPage(
     ctx,
@@ -103,6 +104,10 @@ export function submitPasswordLink(kind: LinkKind, deps: SignInDeps, csrf: CsrfT
     if (!user) throw kind.expired(deps);
     if (!csrf.isValid(`${kind.path}:${token}`, ctx.request.body?.csrf))
       return form(ctx, kind, deps, csrf, user.email, 'sign_in.password_link.form_expired', 403);
+    // The policy's words in the reader's language (redeemLink checks again, for every other caller).
+    const password = String(ctx.request.body?.password ?? '');
+    const problems = newPasswordProblems(password, String(ctx.request.body?.confirmation ?? ''), user.email, deps.settings.passwords);
+    if (problems.length) return form(ctx, kind, deps, csrf, user.email, problems, 400);
     try {
       const done = await redeemLink(deps.store, deps.services.sendMail, kind.purpose, {
         token,

@@ -52,7 +52,7 @@ export function submitRegistration(deps: SignInDeps) {
     const [password, confirmation] = [field(ctx, 'password'), field(ctx, 'confirmation')];
     const passwordless = !password && !confirmation;
     const problems = passwordless ? [] : newPasswordProblems(password, confirmation, typed.email, settings.passwords);
-    if (problems.length) return again(problems.join(' '));
+    if (problems.length) return again(problems);
 
     const limited = await countAttempt(ctx, deps, [['code_mails', `register:${typed.email.toLowerCase()}`]], { ip: 'always' });
     if (limited.refused) return again(text('register.errors.too_many', limited.wait), 429);

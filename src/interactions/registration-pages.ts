@@ -4,7 +4,7 @@
  */
 import type { InteractionContext } from './state.js';
 import { renderPage } from '../pages/render-page.js';
-import { text, type Text } from '../i18n/messages.js';
+import { text, type Message, type Text } from '../i18n/messages.js';
 import { PageError } from '../errors.js';
 
 const common = (ctx: InteractionContext) => {
@@ -21,14 +21,14 @@ export function renderRegisterPage(
   ctx: InteractionContext,
   minLength: number,
   typed: RegistrationForm = { name: '', email: '' },
-  error?: string | Text,
+  error?: Message,
   status = 200,
 ) {
   const { base } = ctx.state.interaction;
   renderPage(ctx as never, 'register', { ...common(ctx), action: `${base}register`, minLength, ...typed, error }, status);
 }
 
-export function renderRegisterCodePage(ctx: InteractionContext, email: string, ticket: string, error?: string | Text, status = 200) {
+export function renderRegisterCodePage(ctx: InteractionContext, email: string, ticket: string, error?: Message, status = 200) {
   const { base } = ctx.state.interaction;
   renderPage(ctx as never, 'register-code', { ...common(ctx), action: `${base}register/code`, email, ticket, error }, status);
 }

@@ -16,7 +16,7 @@ import type { InteractionContext, SignInDeps } from './state.js';
 import { countAttempt, countFailure } from './count-attempt.js';
 import { renderResetPage, restart } from './pages.js';
 import { continueAfterNewPassword } from './continue-after-reset.js';
-import type { Text } from '../i18n/messages.js';
+import type { Message, Text } from '../i18n/messages.js';
 
 /** A catalogue key (locales/en/sign-in.json). */
 export const CODE_DID_NOT_WORK = 'sign_in.errors.code_did_not_work';
@@ -42,13 +42,12 @@ export function submitReset(deps: SignInDeps) {
     const ticket = deps.tickets.verify(uid, token, 'reset');
     if (!ticket) throw restart(ctx, 'sign_in.restart.page_expired');
     const email = ticket.user;
-    const again = (message: string | Text, status: number) =>
-      renderResetPage(ctx, email, token, settings.passwords.min_length, message, status);
+    const again = (message: Message, status: number) => renderResetPage(ctx, email, token, settings.passwords.min_length, message, status);
 
     // A typo in the new password does not cost a try.
     const password = String(ctx.request.body?.password ?? '');
     const problems = newPasswordProblems(password, String(ctx.request.body?.confirmation ?? ''), email, settings.passwords);
-    if (problems.length) return again(problems.join(' '), 400);
+    if (problems.length) return again(problems, 400);
 
     const key = accountKey(await lookUpAddress(store, email));
     const limited = await countAttempt(ctx, deps, [

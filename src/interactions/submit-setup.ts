@@ -25,7 +25,7 @@ export function submitSetup(deps: SignInDeps) {
 
     const password = String(ctx.request.body?.password ?? '');
     const problems = newPasswordProblems(password, String(ctx.request.body?.confirmation ?? ''), user.email, settings.passwords);
-    if (problems.length) return renderSetupPage(ctx, user.email, min, problems.join(' '), 400);
+    if (problems.length) return renderSetupPage(ctx, user.email, min, problems, 400);
 
     const limited = await countAttempt(ctx, deps, [
       ['interaction', `setup:${uid}`],

@@ -1,4 +1,5 @@
 /** Password hashing and POST /api/v3/core/users/{pk}/set_password/. */
+import { inEnglish } from '../../src/i18n/messages.js';
 import bcrypt from 'bcrypt';
 import { hashPassword, policyProblems, verifyPassword } from '../../src/domain/passwords.js';
 import { engines } from '../helpers/database.js';
@@ -25,9 +26,13 @@ describe('password hashing', () => {
   });
 
   test('policy: length limits and not the e-mail', () => {
-    expect(policyProblems('short', 'a@example.com', policy)).toEqual(['Ensure this field has at least 8 characters.']);
-    expect(policyProblems('y'.repeat(129), 'a@example.com', policy)).toEqual(['Ensure this field has no more than 128 characters.']);
-    expect(policyProblems('Ada@Example.com', 'ada@example.com', policy)).toEqual(['The password must not be the e-mail address.']);
+    expect(policyProblems('short', 'a@example.com', policy).map(inEnglish)).toEqual(['Ensure this field has at least 8 characters.']);
+    expect(policyProblems('y'.repeat(129), 'a@example.com', policy).map(inEnglish)).toEqual([
+      'Ensure this field has no more than 128 characters.',
+    ]);
+    expect(policyProblems('Ada@Example.com', 'ada@example.com', policy).map(inEnglish)).toEqual([
+      'The password must not be the e-mail address.',
+    ]);
     expect(policyProblems('a long enough one', 'ada@example.com', policy)).toEqual([]);
   });
 });
