@@ -40,7 +40,7 @@ const firstOf = (tags: string | undefined, offered: readonly Locale[]) =>
     .map((tag) => matchLocale(tag, offered))
     .find(Boolean);
 
-/** The messages the service runs with (src/i18n/localize.ts leaves them on ctx.state); the shipped ones otherwise. */
+/** The messages the service runs with (`localize` in src/pages/language.ts leaves them on ctx.state); else the shipped ones. */
 let fallback: Messages | undefined;
 export function messagesOf(ctx: Context): Messages {
   return (ctx.state.messages as Messages | undefined) ?? (fallback ??= new Messages());
