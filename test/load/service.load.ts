@@ -234,7 +234,10 @@ async function main() {
     `service on ${idp.url} (PostgreSQL database ${new URL(idp.db.url!).pathname.slice(1)}, Redis prefix ${redisPrefix}), bcrypt cost ${idp.settings.passwords.bcrypt_cost}, worker concurrency ${idp.settings.worker.concurrency}`,
   );
   const discovery = (await (await fetch(`${app.issuer}.well-known/openid-configuration`)).json()) as { jwks_uri: string; issuer: string };
-  const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri));
+  // Fetched before the load, with room to answer: the first verification would otherwise fetch the keys while 200
+  // sign-ins hold the CPU, and jose's 5 s default failed every waiting verification on a slow machine.
+  const jwks = createRemoteJWKSet(new URL(discovery.jwks_uri), { timeoutDuration: 30_000 });
+  await jwks.reload();
   const verifyIdToken = async (token: string, sub: string, nonce?: string) => {
     const { payload } = await jwtVerify(token, jwks, { issuer: app.issuer, audience: app.client_id, algorithms: ['RS256'] });
     if (payload.sub !== sub) throw new Error(`id_token sub ${payload.sub}, expected ${sub}`);
