@@ -10,4 +10,7 @@ export const EMAIL_MAX_LENGTH = 254;
 export const EMAIL_ADDRESS =
   /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
+/** The domain of an address, lower-case: what home-realm discovery and registration's domain rules compare. */
+export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
 export const isEmailAddress = (value: string): boolean => value.length <= EMAIL_MAX_LENGTH && EMAIL_ADDRESS.test(value);

@@ -7,7 +7,7 @@
  * whether an address is known. Completing creates the account, active and verified, in the listed groups.
  */
 import { randomInt } from 'node:crypto';
-import type { ApplicationSettings } from '../settings/schema.js';
+import type { ApplicationSettings, SourceSettings } from '../settings/schema.js';
 import { UniquenessError } from '../errors.js';
 import type { Store, UserRow } from '../store/contract.js';
 import type { SendMail } from './mail.js';
@@ -17,6 +17,7 @@ import { secretsFrom } from './secrets.js';
 import { createUser } from './users.js';
 import { ensureGroupsNamed } from './source-links.js';
 import { audit } from './audit.js';
+import { domainOf } from './email-address.js';
 
 export const REGISTRATION_CODE_MINUTES = 15;
 
@@ -34,8 +35,16 @@ type RegistrationSettings = ApplicationSettings['registration'];
 /** The address's domain is one the application accepts (any, when it lists none). */
 export function acceptsAddress(registration: RegistrationSettings, email: string): boolean {
   const domains = registration?.email_domains ?? [];
-  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  return domains.length === 0 || domains.includes(domain);
+  return domains.length === 0 || domains.includes(domainOf(email));
+}
+
+/**
+ * The source whose `email_domains` claim the address. Its people sign in there, never with an account made here:
+ * a local account would let someone removed upstream go on signing in.
+ */
+export function claimingSource(sources: readonly SourceSettings[], email: string): SourceSettings | undefined {
+  const domain = domainOf(email);
+  return sources.find((source) => source.email_domains?.includes(domain));
 }
 
 /**

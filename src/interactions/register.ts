@@ -2,14 +2,20 @@
  * Self-registration, when the application offers it (`registration.enabled`): GET/POST …/register takes a name,
  * an address and a password (or none); POST …/register/code takes the mailed code and creates the account, then the
  * sign-in goes on as after a password (second factor, access group: continue-sign-in.ts), or, without one, at the
- * page that adds the account's passkey. Counted per IP (each attempt
- * mails someone) and per address; an address outside `registration.email_domains` is refused before anything is
- * mailed. A known address gets the same page (domain/registration.ts mails it a note instead of a code).
+ * page that adds the account's passkey. Counted per IP (each attempt mails someone) and per address. Refused before
+ * anything is mailed: an address outside `registration.email_domains`, and one in a source's `email_domains` (those
+ * people sign in there). A known address gets the same page (domain/registration.ts mails it a note instead of a code).
  */
 import { inputProblem } from '../domain/input-text.js';
 import { isEmailAddress } from '../domain/email-address.js';
 import { newPasswordProblems } from '../domain/password-setup.js';
-import { acceptsAddress, completeRegistration, startRegistration, type PendingRegistration } from '../domain/registration.js';
+import {
+  acceptsAddress,
+  claimingSource,
+  completeRegistration,
+  startRegistration,
+  type PendingRegistration,
+} from '../domain/registration.js';
 import { secretsFrom } from '../domain/secrets.js';
 import { text } from '../i18n/messages.js';
 import { chooseLocale } from '../i18n/choose-locale.js';
@@ -48,6 +54,8 @@ export function submitRegistration(deps: SignInDeps) {
     if (!isEmailAddress(typed.email)) return again('register.errors.email');
     if (!acceptsAddress(registration, typed.email))
       return again(text('register.errors.domain', { domains: registration.email_domains.join(', ') }));
+    const source = claimingSource(settings.sources, typed.email);
+    if (source) return again(text('register.errors.federated', { source: source.name }));
     // Both password fields empty: a passkey instead, added once the account exists.
     const [password, confirmation] = [field(ctx, 'password'), field(ctx, 'confirmation')];
     const passwordless = !password && !confirmation;

@@ -93,6 +93,14 @@ export function checkSources(settings: Settings): void {
     });
   });
   settings.applications.forEach((app, index) => {
+    // A source's people sign in there: a local account of theirs would outlive their removal upstream.
+    app.registration?.email_domains.forEach((domain, i) => {
+      const source = domains.get(domain);
+      if (source)
+        throw new ConfigError(
+          `config: applications[${index}].registration.email_domains[${i}] "${domain}" belongs to source "${source}" (its people sign in there); remove it`,
+        );
+    });
     if (app.sources === undefined || app.sources === '*') return;
     app.sources.forEach((slug, i) => {
       if (!slugs.has(slug))

@@ -14,6 +14,7 @@ import { secretsFrom } from '../domain/secrets.js';
 import { offeredBy, type Upstream } from './upstreams.js';
 import type { SourceDeps } from './state.js';
 import { sendToSaml } from './saml-flow.js';
+import { domainOf } from '../domain/email-address.js';
 
 /** How long the callback may take to come back; also the stored state's life. */
 export const STATE_SECONDS = 15 * 60;
@@ -74,7 +75,7 @@ export function startUpstreamSignIn(deps: SourceDeps) {
 export function homeRealm(deps: SourceDeps) {
   return async function homeRealm(ctx: InteractionContext, next: () => Promise<void>) {
     const email = String(ctx.request.body?.email ?? '').trim();
-    const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+    const domain = domainOf(email);
     const upstream =
       email.includes('@') && domain
         ? offeredBy(ctx.state.interaction.entry.app, deps.upstreams).find(({ source }) => source.email_domains?.includes(domain))

@@ -1,8 +1,9 @@
 /**
  * Self-registration (docs/credentials.md), in chromium through the real queue, mail worker and SMTP listener:
  * "Create an account" on an application that offers it, the mailed code, the account in its groups, the sign-in
- * going on to the application. Attacks: a known address (a mail, the same page), a foreign domain, guessed and
- * reused codes, a tampered ticket, the per-address mail limit, and an application that takes no registrations.
+ * going on to the application. Attacks: a known address (a mail, the same page), a foreign domain, a domain a
+ * source claims, guessed and reused codes, a tampered ticket, the per-address mail limit, and an application that
+ * takes no registrations.
  */
 import type { Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
@@ -29,8 +30,26 @@ describe.each(engines)('self-registration (%s)', (engine) => {
     idp = await startCredentialsServer(
       engine,
       web.rp.url,
-      [{ slug: 'wiki', registration: { enabled: true, email_domains: ['example.com'], groups: ['wiki-readers'] } }, { slug: 'closed' }],
-      { mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' } },
+      [
+        { slug: 'wiki', registration: { enabled: true, email_domains: ['example.com'], groups: ['wiki-readers'] } },
+        { slug: 'closed' },
+        { slug: 'open', registration: { enabled: true, email_domains: [], groups: [] } },
+      ],
+      {
+        mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' },
+        // Its people sign in there (read lazily: never reached by these tests).
+        sources: [
+          {
+            slug: 'corp',
+            type: 'oidc',
+            name: 'Corp',
+            issuer: 'https://login.corp.example',
+            client_id: 'idp',
+            client_secret: 'upstream-secret',
+            email_domains: ['corp.example'],
+          },
+        ],
+      },
       { hostname: 'localhost' }, // passkeys: WebAuthn refuses IP addresses
     );
   });
@@ -109,6 +128,24 @@ describe.each(engines)('self-registration (%s)', (engine) => {
     await smtp.waitFor(next);
     expect(smtp.messages.some((m) => m.to.includes(foreign))).toBe(false);
     expect(await accountOf(idp, foreign)).toBeUndefined();
+  });
+
+  test('an address in a domain a source claims is refused, even where any domain may register: those people sign in there', async () => {
+    const federated = address('corp.example');
+    await startFlow(web.page, idp.apps.open!);
+    await fillRegistration(web.page, federated);
+    await expect(alertText(web.page)).resolves.toBe(
+      'People with this address sign in with Corp; an account for it cannot be created here.',
+    );
+    // Another domain registers at the same application: the refusal is the source's, not the application's.
+    const next = address('elsewhere.example');
+    await web.page.getByLabel('Email', { exact: true }).fill(next);
+    await web.page.getByLabel('Password', { exact: true }).fill(CHOSEN);
+    await web.page.getByLabel('Repeat the password').fill(CHOSEN);
+    await web.page.getByRole('button', { name: 'Create account' }).click();
+    await smtp.waitFor(next);
+    expect(smtp.messages.some((m) => m.to.includes(federated))).toBe(false);
+    expect(await accountOf(idp, federated)).toBeUndefined();
   });
 
   test('guessed codes run out, a used code cannot make a second account, and a tampered ticket is refused', async () => {

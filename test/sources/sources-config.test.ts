@@ -197,6 +197,12 @@ describe('sources configuration', () => {
       'config: sources[1].email_domains[1] "corp.example" goes to source "corp" already',
     ],
     [
+      'a registration domain a source claims (its people sign in there)',
+      [oidc({ email_domains: ['corp.example'] })],
+      [app({ registration: { enabled: true, email_domains: ['example.com', 'corp.example'] } })],
+      'config: applications[0].registration.email_domains[1] "corp.example" belongs to source "corp" (its people sign in there); remove it',
+    ],
+    [
       'trust_upstream_mfa on an oauth2 source (no amr to trust)',
       [github({ trust_upstream_mfa: true })],
       [],
