@@ -61,27 +61,10 @@ export function chooseLocale(ctx: Context): Locale {
   );
 }
 
-/** Accept-Language by its q-values; each range matched as matchLocale does. */
+/** Accept-Language, most wanted first (Koa's negotiator orders the ranges by q-value); each matched as matchLocale does. */
 function acceptLanguage(ctx: Context, offered: readonly Locale[]): Locale | undefined {
-  const header = ctx.get('accept-language');
-  if (!header) return undefined;
-  const ranges = header
-    .split(',')
-    .slice(0, 20)
-    .map((part, index) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = Number(
-        params
-          .find((param) => param.trim().startsWith('q='))
-          ?.trim()
-          .slice(2) ?? 1,
-      );
-      return { tag: tag!.trim(), q: Number.isFinite(q) ? q : 0, index };
-    })
-    .filter((range) => range.q > 0 && range.tag !== '*')
-    .sort((a, b) => b.q - a.q || a.index - b.index);
-  for (const range of ranges) {
-    const locale = matchLocale(range.tag, offered);
+  for (const range of ctx.acceptsLanguages().slice(0, 20)) {
+    const locale = range === '*' ? undefined : matchLocale(range, offered);
     if (locale) return locale;
   }
   return undefined;
