@@ -9,29 +9,13 @@ import { backToAccount, renderAccount } from './show-account.js';
 import { cancelEmailChange, confirmEmailChange, EMAIL_CODE_TRIES, requestEmailChange } from '../domain/email-change.js';
 import { chooseLocale } from '../i18n/choose-locale.js';
 import { updateUser } from '../domain/users.js';
-import type { CodeProblem } from '../pages/code-problem.js';
-import { text, type Text } from '../i18n/messages.js';
+import { codeProblemMessage } from '../pages/code-problem.js';
+import type { Text } from '../i18n/messages.js';
 
 const profileError = (ctx: AccountContext, deps: AccountDeps, message: string | Text, status = 400) =>
   renderAccount(ctx, deps, { error: { section: 'profile', message }, status });
 
 const managedByAdministrator = (ctx: AccountContext, deps: AccountDeps) => profileError(ctx, deps, 'account.profile.managed', 403);
-
-/** What the person reads when the mailed code did not work (src/pages/code-problem.ts' words, as keys). */
-function codeProblem(problem: CodeProblem): string | Text {
-  switch (problem.reason) {
-    case 'wrong':
-      return text('account.profile.code_wrong', { left: problem.triesLeft, tries: EMAIL_CODE_TRIES });
-    case 'expired':
-      return 'account.profile.code_expired';
-    case 'exhausted':
-      return 'account.profile.code_exhausted';
-    case 'missing':
-      return 'account.profile.code_missing';
-    case 'taken':
-      return 'account.profile.email_taken';
-  }
-}
 
 export function saveProfile(deps: AccountDeps) {
   return async function saveProfile(ctx: AccountContext) {
@@ -63,7 +47,7 @@ export function confirmEmail(deps: AccountDeps) {
       locale: chooseLocale(ctx),
     });
     if (check.ok) return backToAccount(ctx, 'email-changed');
-    return profileError(ctx, deps, codeProblem(check));
+    return profileError(ctx, deps, codeProblemMessage(check, EMAIL_CODE_TRIES, 'account.profile.code'));
   };
 }
 
