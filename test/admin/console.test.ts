@@ -6,13 +6,13 @@
  * changes nothing. axe-core finds no serious or critical problem on any page, light or dark, and each page is kept as
  * a screenshot under var/test/screenshots/.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
 import { useBrowser } from '../helpers/browser.js';
+import { scrollsSideways, seriousViolations } from '../helpers/accessibility.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/eventually.js';
 import { postToken } from '../helpers/oidc-rp.js';
@@ -25,7 +25,6 @@ import { confirmTotp, hasTotp, pendingTotpSecret } from '../../src/domain/totp.j
 import { changeGroupMembership, createGroup } from '../../src/domain/groups.js';
 import { sealer } from '../../src/account/seal.js';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SCREENSHOTS = path.resolve('var/test/screenshots');
 
 describe.each(engines)('admin console (%s)', (engine) => {
@@ -354,16 +353,9 @@ describe.each(engines)('admin console (%s)', (engine) => {
       const page = await context.newPage();
       for (const [name, pathname] of Object.entries(pages)) {
         await page.goto(`${idp.url}${pathname}`);
-        await page.addScriptTag({ content: AXE });
-        const violations = await page.evaluate(async () => {
-          const found = await (
-            window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string }> }> } }
-          ).axe.run();
-          return found.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((v) => v.id);
-        });
+        const violations = await seriousViolations(page);
         expect({ name, colorScheme, violations }).toEqual({ name, colorScheme, violations: [] });
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-        expect({ name, overflow: overflow <= 0 }).toEqual({ name, overflow: true });
+        expect({ name, sideways: await scrollsSideways(page) }).toEqual({ name, sideways: false });
         await page.screenshot({ path: path.join(SCREENSHOTS, `admin-${name}-${colorScheme}.png`), fullPage: true });
       }
       await context.close();

@@ -4,12 +4,12 @@
  * ui_locales, Accept-Language and the switcher, in that order of strength; an operator's override; discovery's
  * ui_locales_supported; axe-core on the sign-in and registration pages in Arabic, Japanese and German.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { engines } from '../helpers/database.js';
 import { useBrowser } from '../helpers/browser.js';
+import { scrollsSideways, seriousViolations } from '../helpers/accessibility.js';
 import { startOidcServer, type OidcTestServer } from '../helpers/oidc-server.js';
 import { authorizationRequest, discover } from '../helpers/oidc-rp.js';
 import { LOCALES, readCatalogue } from '../../src/i18n/catalogues.js';
@@ -21,7 +21,6 @@ const AREAS = [...new Set(Object.keys(english).map((key) => key.split('.')[0]!))
 /** Text that looks like one of our keys (`sign_in.email.heading`): what a page shows when a message is missing. */
 const RAW_KEY = new RegExp(`\\b(?:${AREAS.join('|')})\\.[a-z0-9_]+(?:\\.[a-z0-9_]+)*\\b`);
 const OVERRIDE = 'Anmelden bei der Firma';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe.each(engines)('pages in people’s language (%s)', (engine) => {
   const web = useBrowser();
@@ -131,16 +130,9 @@ describe.each(engines)('pages in people’s language (%s)', (engine) => {
           ['register', `${signIn}register`],
         ] as const) {
           await page.goto(url);
-          await page.addScriptTag({ content: AXE });
-          const violations = await page.evaluate(async () => {
-            const found = await (
-              window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string }> }> } }
-            ).axe.run();
-            return found.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-          });
+          const violations = await seriousViolations(page);
           expect({ locale, name, violations }).toEqual({ locale, name, violations: [] });
-          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-          expect({ locale, name, overflow: overflow <= 0 }).toEqual({ locale, name, overflow: true });
+          expect({ locale, name, sideways: await scrollsSideways(page) }).toEqual({ locale, name, sideways: false });
         }
       }
     } finally {
