@@ -67,6 +67,14 @@ describe.each(engines)('self-registration (%s)', (engine) => {
     await page.getByRole('button', { name: 'Create account' }).click();
   }
 
+  /** The refused form again, shown with the name kept: another address, the password twice. */
+  async function registerAgain(page: Page, email: string) {
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(CHOSEN);
+    await page.getByLabel('Repeat the password').fill(CHOSEN);
+    await page.getByRole('button', { name: 'Create account' }).click();
+  }
+
   async function enterRegistrationCode(page: Page, code: string) {
     await page.getByLabel('Code from the e-mail').fill(code);
     await page.getByRole('button', { name: 'Create account' }).click();
@@ -121,10 +129,7 @@ describe.each(engines)('self-registration (%s)', (engine) => {
     await expect(alertText(web.page)).resolves.toBe('Accounts for this address cannot be created here. Use an address at example.com.');
     // A registration after it is mailed; the refused one never was (one queue, one worker: in order).
     const next = address();
-    await web.page.getByLabel('Email', { exact: true }).fill(next);
-    await web.page.getByLabel('Password', { exact: true }).fill(CHOSEN);
-    await web.page.getByLabel('Repeat the password').fill(CHOSEN);
-    await web.page.getByRole('button', { name: 'Create account' }).click();
+    await registerAgain(web.page, next);
     await smtp.waitFor(next);
     expect(smtp.messages.some((m) => m.to.includes(foreign))).toBe(false);
     expect(await accountOf(idp, foreign)).toBeUndefined();
@@ -139,10 +144,7 @@ describe.each(engines)('self-registration (%s)', (engine) => {
     );
     // Another domain registers at the same application: the refusal is the source's, not the application's.
     const next = address('elsewhere.example');
-    await web.page.getByLabel('Email', { exact: true }).fill(next);
-    await web.page.getByLabel('Password', { exact: true }).fill(CHOSEN);
-    await web.page.getByLabel('Repeat the password').fill(CHOSEN);
-    await web.page.getByRole('button', { name: 'Create account' }).click();
+    await registerAgain(web.page, next);
     await smtp.waitFor(next);
     expect(smtp.messages.some((m) => m.to.includes(federated))).toBe(false);
     expect(await accountOf(idp, federated)).toBeUndefined();
