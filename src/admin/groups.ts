@@ -9,8 +9,8 @@ import { formField } from '../account/account-session.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { changeGroupMembership, createGroup, deleteGroup, getGroup, listGroups, updateGroup } from '../domain/groups.js';
 import { listUsers } from '../domain/users.js';
-import { validateBody } from '../api/validate.js';
-import { groupCreate, groupPatch } from '../api/schemas.js';
+import { validateBody } from '../http/validate.js';
+import { groupCreate, groupPatch } from '../domain/directory-schemas.js';
 import { pageOf, paging, queryText, renderConfirmation, renderConsole, notFound } from './frame.js';
 
 type Context = AccountContext & { params: Record<string, string> };

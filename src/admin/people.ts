@@ -12,8 +12,8 @@ import { inviteUser } from '../domain/invitations.js';
 import { unlinkSource } from '../domain/source-links.js';
 import { endOneSession } from '../domain/logout.js';
 import { changeCredentials } from '../domain/credential-changes.js';
-import { validateBody } from '../api/validate.js';
-import { userCreate, userPatch } from '../api/schemas.js';
+import { validateBody } from '../http/validate.js';
+import { userCreate, userPatch } from '../domain/directory-schemas.js';
 import { renderConsole } from './frame.js';
 import { userOfPath } from './pages.js';
 

@@ -11,7 +11,7 @@ import { adminListQuery } from './admin-schemas.js';
 import { signingKeyView, type SigningKeyRotationView } from './admin-views.js';
 import { paginatedSlice, pageRequest } from './pagination.js';
 import { requireScope } from '../http/require-scope.js';
-import { validateQuery } from './validate.js';
+import { validateQuery } from '../http/validate.js';
 
 export function adminKeyRoutes(router: Router, store: Store, settings: Settings): void {
   router.get('/keys/', requireScope('admin'), async (ctx) => {

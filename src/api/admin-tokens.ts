@@ -8,7 +8,7 @@ import { apiTokenView } from './admin-views.js';
 import { paginatedSlice, pageRequest } from './pagination.js';
 import { groupPk } from './path-params.js';
 import { requireScope } from '../http/require-scope.js';
-import { validateBody, validateQuery } from './validate.js';
+import { validateBody, validateQuery } from '../http/validate.js';
 
 const DAY_MS = 86_400_000;
 

@@ -6,7 +6,7 @@ import { listAudit } from '../domain/audit-view.js';
 import { paginated, pageRequest, toPage } from './pagination.js';
 import { requireScope } from '../http/require-scope.js';
 import { auditListQuery } from './schemas.js';
-import { validateQuery } from './validate.js';
+import { validateQuery } from '../http/validate.js';
 
 interface AuditQuery {
   page?: number;

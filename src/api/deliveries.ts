@@ -9,7 +9,7 @@ import { paginated, pageRequest, toPage } from './pagination.js';
 import { groupPk } from './path-params.js';
 import { requireScope } from '../http/require-scope.js';
 import { deliveryListQuery } from './schemas.js';
-import { validateQuery } from './validate.js';
+import { validateQuery } from '../http/validate.js';
 
 export function deliveryRoutes(router: Router, store: Store, settings: Settings, enqueue?: Enqueue): void {
   router.get('/deliveries/', requireScope('events:read'), async (ctx) => {

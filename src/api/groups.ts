@@ -7,7 +7,7 @@ import { paginated, pageRequest, toPage } from './pagination.js';
 import { groupPk } from './path-params.js';
 import { requireScope } from '../http/require-scope.js';
 import { groupCreate, groupListQuery, groupPatch, memberBody, readOnlyGroupFields } from './schemas.js';
-import { validateBody, validateQuery } from './validate.js';
+import { validateBody, validateQuery } from '../http/validate.js';
 
 interface GroupInput {
   name: string;

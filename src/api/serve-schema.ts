@@ -5,7 +5,7 @@
 import Router from '@koa/router';
 import { dump } from 'js-yaml';
 import { buildOpenApi, schemaQuery } from './openapi.js';
-import { validateQuery } from './validate.js';
+import { validateQuery } from '../http/validate.js';
 
 export function schemaRouter(baseUrl: string): Router {
   let texts: { json: string; yaml: string } | undefined;

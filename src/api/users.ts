@@ -13,7 +13,7 @@ import { sourceSlug, userPk } from './path-params.js';
 import { listUserLinks, unlinkSource } from '../domain/source-links.js';
 import { assertScope, requireScope } from '../http/require-scope.js';
 import { readOnlyUserFields, setPasswordBody, userCreate, userListQuery, userPatch } from './schemas.js';
-import { validateBody, validateQuery } from './validate.js';
+import { validateBody, validateQuery } from '../http/validate.js';
 
 interface UserListQuery {
   page?: number;

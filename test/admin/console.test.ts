@@ -185,7 +185,14 @@ describe.each(engines)('admin console (%s)', (engine) => {
     await expect(web.page.getByRole('alert').first().textContent()).resolves.toBe('Nothing was saved: see below.');
     await expect(web.page.locator('#person-email-error').textContent()).resolves.toContain('already');
     await expect(idp.store.users.findByEmail('grace.console@example.com')).resolves.toBeUndefined();
+    // What the API's schema refuses (attributes that are not an object) is shown beside its field too.
     await web.page.getByLabel('E-mail', { exact: true }).fill('grace.console@example.com');
+    await web.page.getByLabel('Attributes (a JSON object)').fill('[1]');
+    await web.page.getByRole('button', { name: 'Add' }).click();
+    await expect(web.page.getByRole('alert').first().textContent()).resolves.toBe('Nothing was saved: see below.');
+    await expect(web.page.locator('#person-attributes-error').textContent()).resolves.toBe('Expected an object.');
+    await expect(idp.store.users.findByEmail('grace.console@example.com')).resolves.toBeUndefined();
+    await web.page.getByLabel('Attributes (a JSON object)').fill('');
     await web.page.getByRole('button', { name: 'Add' }).click();
     await expect(web.page.locator('.notice').textContent()).resolves.toBe('The person was added.');
     const grace = (await idp.store.users.findByEmail('grace.console@example.com'))!;

@@ -1,10 +1,15 @@
-/** Validates bodies and query strings with ajv and reports problems as the API's field map. */
+/**
+ * Validates bodies and query strings with ajv; a problem is a ValidationError with its field map (the API answers it
+ * as DRF's `{"field": ["..."]}`, the console shows each beside its field).
+ */
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import { fieldErrors } from './errors.js';
+import { ValidationError } from '../errors.js';
 import { inputProblem } from '../domain/input-text.js';
 import { UUID } from '../uuid.js';
 import { EMAIL_ADDRESS } from '../domain/email-address.js';
+
+const invalid = (fields: Record<string, string[]>) => new ValidationError(fields);
 
 const bodies = new Ajv({ allErrors: true, strict: true });
 const queries = new Ajv({ allErrors: true, strict: true, coerceTypes: 'array', useDefaults: true });
@@ -95,19 +100,19 @@ function compiled(ajv: Ajv, schema: object) {
   return check;
 }
 
-/** Returns the body as T, or throws 400 with a field map. `ignore` names read-only fields dropped first. */
+/** Returns the body as T, or throws a ValidationError (400) with a field map. `ignore` names read-only fields dropped first. */
 export function validateBody<T>(schema: object, body: unknown, ignore: readonly string[] = []): T {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw fieldErrors({
+    throw invalid({
       non_field_errors: [`Invalid data. Expected a dictionary, but got ${Array.isArray(body) ? 'list' : typeof body}.`],
     });
   }
   const copy: Record<string, unknown> = { ...body };
   for (const key of ignore) delete copy[key];
   const problems = inputProblems(copy);
-  if (problems) throw fieldErrors(problems);
+  if (problems) throw invalid(problems);
   const check = compiled(bodies, schema);
-  if (!check(copy)) throw fieldErrors(toFieldMap(check.errors!));
+  if (!check(copy)) throw invalid(toFieldMap(check.errors!));
   return copy as T;
 }
 
@@ -122,13 +127,13 @@ function notDecimal(
   return wrong.length ? Object.fromEntries(wrong.map((key) => [key, ['A valid integer is required.']])) : undefined;
 }
 
-/** Returns the query coerced to T (repeated parameters become arrays), or throws 400 with a field map. */
+/** Returns the query coerced to T (repeated parameters become arrays), or throws a ValidationError (400) with a field map. */
 export function validateQuery<T>(schema: object & { properties: object }, query: Record<string, unknown>): T {
   const known: Record<string, unknown> = {};
   for (const key of Object.keys(schema.properties)) if (query[key] !== undefined) known[key] = query[key];
   const problems = inputProblems(known) ?? notDecimal(schema as never, known);
-  if (problems) throw fieldErrors(problems);
+  if (problems) throw invalid(problems);
   const check = compiled(queries, schema);
-  if (!check(known)) throw fieldErrors(toFieldMap(check.errors!));
+  if (!check(known)) throw invalid(toFieldMap(check.errors!));
   return known as T;
 }
