@@ -3,16 +3,14 @@
  * web process queues them on the `mail` queue; src/infra/mail-transport.ts delivers them). Codes and links stay out
  * of subjects and of every log line.
  */
+import type { Text } from '../i18n/messages.js';
 
 /**
- * A mail's words not yet translated (src/i18n/messages.ts' Text, narrowed): a catalogue key (locales/en/mail.json)
+ * A mail's words not yet translated (the pages' Text, narrowed): a catalogue key (locales/en/mail.json)
  * and its values. It travels through the queue as JSON, so values are strings and numbers only; a date is its epoch
  * milliseconds, formatted by the message (`{at, date, long}`). A code is `{passcode}`: `{code}` is the name of a tag.
  */
-export interface MailText {
-  key: string;
-  values?: Record<string, string | number>;
-}
+export type MailText = Text<string | number>;
 
 export const mailText = (key: string, values?: Record<string, string | number>): MailText => ({ key, values });
 

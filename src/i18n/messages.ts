@@ -9,10 +9,10 @@ import { LOCALES, shippedCatalogues, type Catalogue, type Locale } from './catal
 
 export type Values = Record<string, string | number | Date>;
 
-/** A message not yet translated: its key and values. */
-export interface Text {
+/** A message not yet translated: its key and values (`V` narrows them where they must travel as JSON). */
+export interface Text<V extends Values[string] = Values[string]> {
   key: string;
-  values?: Values;
+  values?: Record<string, V>;
 }
 
 export const text = (key: string, values?: Values): Text => ({ key, values });
