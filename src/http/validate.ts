@@ -9,8 +9,6 @@ import { inputProblem } from '../domain/input-text.js';
 import { UUID } from '../uuid.js';
 import { EMAIL_ADDRESS } from '../domain/email-address.js';
 
-const invalid = (fields: Record<string, string[]>) => new ValidationError(fields);
-
 const bodies = new Ajv({ allErrors: true, strict: true });
 const queries = new Ajv({ allErrors: true, strict: true, coerceTypes: 'array', useDefaults: true });
 for (const ajv of [bodies, queries]) {
@@ -103,16 +101,16 @@ function compiled(ajv: Ajv, schema: object) {
 /** Returns the body as T, or throws a ValidationError (400) with a field map. `ignore` names read-only fields dropped first. */
 export function validateBody<T>(schema: object, body: unknown, ignore: readonly string[] = []): T {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid({
+    throw new ValidationError({
       non_field_errors: [`Invalid data. Expected a dictionary, but got ${Array.isArray(body) ? 'list' : typeof body}.`],
     });
   }
   const copy: Record<string, unknown> = { ...body };
   for (const key of ignore) delete copy[key];
   const problems = inputProblems(copy);
-  if (problems) throw invalid(problems);
+  if (problems) throw new ValidationError(problems);
   const check = compiled(bodies, schema);
-  if (!check(copy)) throw invalid(toFieldMap(check.errors!));
+  if (!check(copy)) throw new ValidationError(toFieldMap(check.errors!));
   return copy as T;
 }
 
@@ -132,8 +130,8 @@ export function validateQuery<T>(schema: object & { properties: object }, query:
   const known: Record<string, unknown> = {};
   for (const key of Object.keys(schema.properties)) if (query[key] !== undefined) known[key] = query[key];
   const problems = inputProblems(known) ?? notDecimal(schema as never, known);
-  if (problems) throw invalid(problems);
+  if (problems) throw new ValidationError(problems);
   const check = compiled(queries, schema);
-  if (!check(known)) throw invalid(toFieldMap(check.errors!));
+  if (!check(known)) throw new ValidationError(toFieldMap(check.errors!));
   return known as T;
 }

@@ -110,7 +110,8 @@ export const applicationsSchema = {
             type: 'array',
             default: [],
             items: { type: 'string', pattern: '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$' },
-            description: 'Only addresses in these domains may register (lower-case, exact). Empty: any address.',
+            description:
+              'Only addresses in these domains may register (lower-case, exact). Empty: any address. An address in a domain a source claims (sources[].email_domains) never registers: those people sign in there; listing such a domain stops the start.',
           },
           groups: {
             type: 'array',
