@@ -4,7 +4,7 @@
  */
 import { formField, type AccountContext } from './account-session.js';
 import type { AccountDeps } from './state.js';
-import { backToAccount, renderAccount } from './show-account.js';
+import { backToAccount, showError } from './show-account.js';
 import { registerPasskey, registrationOptions } from '../domain/passkeys.js';
 import { removePasskey, renamePasskey, signOutOfApplication, signOutOfEverything } from '../domain/account-changes.js';
 import { renderPage } from '../pages/render-page.js';
@@ -28,11 +28,7 @@ export function addPasskey(deps: AccountDeps) {
       purpose: purposeOf(ctx),
       name,
     });
-    if (!added)
-      return renderAccount(ctx, deps, {
-        error: { section: 'passkeys', message: 'account.passkeys.add_failed' },
-        status: 400,
-      });
+    if (!added) return showError(ctx, deps, 'passkeys', 'account.passkeys.add_failed');
     return backToAccount(ctx, 'passkey-added');
   };
 }
@@ -42,15 +38,11 @@ export function changePasskey(deps: AccountDeps) {
     const { user } = ctx.state.account;
     const id = formField(ctx, 'id');
     if (ctx.path.endsWith('/remove')) {
-      if (!(await removePasskey(deps.store, user, id)))
-        return renderAccount(ctx, deps, { error: { section: 'passkeys', message: 'account.passkeys.not_found' }, status: 404 });
+      if (!(await removePasskey(deps.store, user, id))) return showError(ctx, deps, 'passkeys', 'account.passkeys.not_found', 404);
       return backToAccount(ctx, 'passkey-removed');
     }
     if (!(await renamePasskey(deps.store, user, id, formField(ctx, 'name')))) {
-      return renderAccount(ctx, deps, {
-        error: { section: 'passkeys', message: 'account.passkeys.name_invalid' },
-        status: 400,
-      });
+      return showError(ctx, deps, 'passkeys', 'account.passkeys.name_invalid');
     }
     return backToAccount(ctx, 'passkey-renamed');
   };
@@ -59,23 +51,27 @@ export function changePasskey(deps: AccountDeps) {
 export function signOutApplication(deps: AccountDeps) {
   return async function signOutApplication(ctx: AccountContext) {
     const clientId = formField(ctx, 'client_id');
-    if (!deps.appName(clientId))
-      return renderAccount(ctx, deps, { error: { section: 'apps', message: 'account.apps.unknown' }, status: 404 });
+    if (!deps.appName(clientId)) return showError(ctx, deps, 'apps', 'account.apps.unknown', 404);
     await signOutOfApplication(deps.store, ctx.state.account.user, clientId);
     return backToAccount(ctx, 'app-signed-out');
   };
 }
 
+/** The account page's own session has ended: say so, with the way back in. */
+function signedOut(ctx: AccountContext, deps: AccountDeps, heading: string, message: string) {
+  deps.cookies.clear(ctx);
+  renderPage(ctx, 'message', {
+    title: 'account.signed_out.title',
+    heading,
+    message,
+    link: { href: '/account/', label: 'account.sign_in_again' },
+  });
+}
+
 export function signOutEverywhere(deps: AccountDeps) {
   return async function signOutEverywhere(ctx: AccountContext) {
     await signOutOfEverything(deps.store, ctx.state.account.user);
-    deps.cookies.clear(ctx);
-    renderPage(ctx, 'message', {
-      title: 'account.signed_out.title',
-      heading: 'account.signed_out.everywhere_heading',
-      message: 'account.signed_out.everywhere_message',
-      link: { href: '/account/', label: 'account.sign_in_again' },
-    });
+    signedOut(ctx, deps, 'account.signed_out.everywhere_heading', 'account.signed_out.everywhere_message');
   };
 }
 
@@ -84,7 +80,7 @@ export function unlinkSource(deps: AccountDeps) {
     const outcome = await unlinkOwnSource(deps.store, ctx.state.account.user, formField(ctx, 'source'));
     if (outcome === 'unlinked') return backToAccount(ctx, 'source-unlinked');
     const message = outcome === 'last_way' ? 'account.sources.last_way' : 'account.sources.not_found';
-    return renderAccount(ctx, deps, { error: { section: 'sources', message }, status: outcome === 'last_way' ? 409 : 404 });
+    return showError(ctx, deps, 'sources', message, outcome === 'last_way' ? 409 : 404);
   };
 }
 
@@ -93,16 +89,9 @@ export function signOutDevice(deps: AccountDeps) {
   return async function signOutDevice(ctx: AccountContext) {
     const { user, sid } = ctx.state.account;
     const ended = await endOneSession(deps.store, user.uuid, formField(ctx, 'session'));
-    if (!ended)
-      return renderAccount(ctx, deps, { error: { section: 'devices', message: 'account.devices.already_signed_out' }, status: 404 });
+    if (!ended) return showError(ctx, deps, 'devices', 'account.devices.already_signed_out', 404);
     if (ended.uid !== sid) return backToAccount(ctx, 'device-signed-out');
-    deps.cookies.clear(ctx);
-    renderPage(ctx, 'message', {
-      title: 'account.signed_out.title',
-      heading: 'account.signed_out.this_browser_heading',
-      message: 'account.signed_out.this_browser_message',
-      link: { href: '/account/', label: 'account.sign_in_again' },
-    });
+    signedOut(ctx, deps, 'account.signed_out.this_browser_heading', 'account.signed_out.this_browser_message');
   };
 }
 

@@ -5,7 +5,7 @@
 import QRCode from 'qrcode';
 import { formField, type AccountContext } from './account-session.js';
 import type { AccountDeps } from './state.js';
-import { backToAccount, renderAccount } from './show-account.js';
+import { backToAccount, showError } from './show-account.js';
 import { renderPage } from '../pages/render-page.js';
 import { recoveryCodesFile } from '../pages/recovery-codes-file.js';
 import { changePassword, regenerateRecoveryCodes, removeOwnTotp } from '../domain/account-changes.js';
@@ -27,10 +27,7 @@ export function submitPasswordChange(deps: AccountDeps) {
     ];
     const limited = await deps.limits.attempt(keys);
     if (!limited.allowed)
-      return renderAccount(ctx, deps, {
-        error: { section: 'password', message: text('account.password.too_many', waitValues(limited.retryAfterSeconds)) },
-        status: 429,
-      });
+      return showError(ctx, deps, 'password', text('account.password.too_many', waitValues(limited.retryAfterSeconds)), 429);
     const outcome = await changePassword(deps.store, deps.sendMail, {
       user,
       current: formField(ctx, 'current'),
@@ -43,7 +40,7 @@ export function submitPasswordChange(deps: AccountDeps) {
     if (outcome.ok || outcome.field !== 'current') await Promise.all(keys.map(([kind, key]) => deps.limits.reset(kind, key)));
     if (!outcome.ok) {
       const message = outcome.problems; // catalogue messages: the policy's, or the wrong current password
-      return renderAccount(ctx, deps, { error: { section: 'password', message }, status: 400 });
+      return showError(ctx, deps, 'password', message);
     }
     return backToAccount(ctx, 'password-changed');
   };
@@ -64,11 +61,7 @@ async function renderTotpEnrolment(ctx: AccountContext, deps: AccountDeps, secre
 export function startTotp(deps: AccountDeps) {
   return async function startTotp(ctx: AccountContext) {
     const secret = await pendingTotpSecret(deps.store, ctx.state.account.user, deps.settings.secrets.key, true);
-    if (!secret)
-      return renderAccount(ctx, deps, {
-        error: { section: 'totp', message: 'account.two_step.already_set_up' },
-        status: 409,
-      });
+    if (!secret) return showError(ctx, deps, 'totp', 'account.two_step.already_set_up', 409);
     return renderTotpEnrolment(ctx, deps, secret);
   };
 }

@@ -5,7 +5,7 @@
  */
 import { formField, type AccountContext } from './account-session.js';
 import type { AccountDeps } from './state.js';
-import { backToAccount, renderAccount } from './show-account.js';
+import { backToAccount, showError } from './show-account.js';
 import { cancelEmailChange, confirmEmailChange, EMAIL_CODE_TRIES, requestEmailChange } from '../domain/email-change.js';
 import { chooseLocale } from '../i18n/choose-locale.js';
 import { updateUser } from '../domain/users.js';
@@ -13,7 +13,7 @@ import { codeProblemMessage } from '../pages/code-problem.js';
 import type { Text } from '../i18n/messages.js';
 
 const profileError = (ctx: AccountContext, deps: AccountDeps, message: string | Text, status = 400) =>
-  renderAccount(ctx, deps, { error: { section: 'profile', message }, status });
+  showError(ctx, deps, 'profile', message, status);
 
 const managedByAdministrator = (ctx: AccountContext, deps: AccountDeps) => profileError(ctx, deps, 'account.profile.managed', 403);
 

@@ -6,12 +6,6 @@ import Router from '@koa/router';
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import type { Logger } from 'pino';
-import type { Settings } from '../settings/schema.js';
-import type { Store } from '../store/contract.js';
-import type { RateLimits } from '../domain/rate-limits.js';
-import type { SendMail } from '../domain/mail.js';
-import type { Enqueue } from '../domain/deliveries.js';
 import { relyingPartyOf } from '../domain/passkeys.js';
 import { sealer } from './seal.js';
 import { parseForm } from '../http/forms.js';
@@ -36,13 +30,8 @@ import {
 import type { AccountDeps } from './state.js';
 import { ACCOUNT_PORTAL } from './portal.js';
 
-export interface AccountParts {
-  store: Store;
-  settings: Settings;
-  limits: RateLimits;
-  sendMail: SendMail;
-  enqueue?: Enqueue;
-  logger?: Logger;
+/** What the composition root hands the account page: the shared parts of its handlers' `AccountDeps`, and the providers. */
+export interface AccountParts extends Pick<AccountDeps, 'store' | 'settings' | 'limits' | 'sendMail' | 'enqueue' | 'logger'> {
   /** The providers by client_id, as the key rotation keeps them current. */
   providers: { byClientId: Map<string, { app: { name: string }; provider: Provider }> };
 }

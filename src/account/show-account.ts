@@ -114,6 +114,15 @@ export function showAccount(deps: AccountDeps) {
 }
 
 /** After a change: back to the page with its notice (303, so a reload does not post again). */
+/** The page again, with `message` beside its section; nothing changed. */
+export const showError = (
+  ctx: AccountContext,
+  deps: AccountDeps,
+  section: SectionError['section'],
+  message: SectionError['message'],
+  status = 400,
+) => renderAccount(ctx, deps, { error: { section, message }, status });
+
 export function backToAccount(ctx: AccountContext, notice: NoticeKey) {
   ctx.status = 303;
   ctx.redirect(`/account/?notice=${notice}`);

@@ -39,25 +39,19 @@ export function storedLocale(user: { attributes?: Record<string, unknown> }): st
   return typeof stored === 'string' && stored ? stored : undefined;
 }
 
-export function setupCodeMessage(to: string, userId: string, appName: string, code: string, minutes: number, locale?: string): MailMessage {
-  return {
+/** A one-time code that sets a password: a first one, or a forgotten one. */
+function codeMessage(subject: string, body: string) {
+  return (to: string, userId: string, appName: string, code: string, minutes: number, locale?: string): MailMessage => ({
     to,
     userId,
     locale,
-    subject: mailText('mail.setup_code.subject'),
-    text: mailText('mail.setup_code.body', { app: appName, passcode: code, minutes }),
-  };
+    subject: mailText(subject),
+    text: mailText(body, { app: appName, passcode: code, minutes }),
+  });
 }
 
-export function resetCodeMessage(to: string, userId: string, appName: string, code: string, minutes: number, locale?: string): MailMessage {
-  return {
-    to,
-    userId,
-    locale,
-    subject: mailText('mail.reset_code.subject'),
-    text: mailText('mail.reset_code.body', { app: appName, passcode: code, minutes }),
-  };
-}
+export const setupCodeMessage = codeMessage('mail.setup_code.subject', 'mail.setup_code.body');
+export const resetCodeMessage = codeMessage('mail.reset_code.subject', 'mail.reset_code.body');
 
 /** A code that confirms a new address (the account page): sent to the new address, nothing changes without it. */
 export function emailCodeMessage(to: string, userId: string, code: string, minutes: number, locale?: string): MailMessage {

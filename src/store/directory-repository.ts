@@ -1,34 +1,26 @@
 /** Filtered lists of users and groups and their memberships with names, for provisioning clients (SCIM). */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Condition, DirectoryRepository, GroupRef, GroupRow, MemberRef, Page, Slice, UserRow } from './contract.js';
 import type { Tables } from './tables.js';
-import { toSql, type Fields } from './conditions.js';
+import { toSql, type Column, type Fields } from './conditions.js';
 import { USER_COLUMNS } from './users-repository.js';
 import { collect } from './collect.js';
 import { UUID } from '../uuid.js';
 
+/** `table.column` for each field name, with its kind (the fields a filter or a sort may name). */
+const columns = (table: string, kinds: Record<string, Column['kind']>): Record<string, Column> =>
+  Object.fromEntries(Object.entries(kinds).map(([name, kind]) => [name, { kind, sql: sql.ref(`${table}.${name}`) }]));
+
+const COMMON = { uuid: 'uuid', external_id: 'text', created_at: 'timestamp', updated_at: 'timestamp' } as const;
+
+const inGroup = (inner: RawBuilder<boolean>) =>
+  sql<boolean>`exists (select 1 from memberships m join groups g on g.uuid = m.group_uuid where m.user_id = users.id and ${inner})`;
+
 const userFields: Fields = {
   named: {
-    uuid: { kind: 'uuid', sql: sql.ref('users.uuid') },
-    username: { kind: 'text', sql: sql.ref('users.username') },
-    email: { kind: 'text', sql: sql.ref('users.email') },
-    name: { kind: 'text', sql: sql.ref('users.name') },
-    external_id: { kind: 'text', sql: sql.ref('users.external_id') },
-    is_active: { kind: 'boolean', sql: sql.ref('users.is_active') },
-    created_at: { kind: 'timestamp', sql: sql.ref('users.created_at') },
-    updated_at: { kind: 'timestamp', sql: sql.ref('users.updated_at') },
-    'group.uuid': {
-      kind: 'related',
-      column: { kind: 'uuid', sql: sql.ref('g.uuid') },
-      exists: (inner) =>
-        sql<boolean>`exists (select 1 from memberships m join groups g on g.uuid = m.group_uuid where m.user_id = users.id and ${inner})`,
-    },
-    'group.name': {
-      kind: 'related',
-      column: { kind: 'text', sql: sql.ref('g.name') },
-      exists: (inner) =>
-        sql<boolean>`exists (select 1 from memberships m join groups g on g.uuid = m.group_uuid where m.user_id = users.id and ${inner})`,
-    },
+    ...columns('users', { ...COMMON, username: 'text', email: 'text', name: 'text', is_active: 'boolean' }),
+    'group.uuid': { kind: 'related', column: { kind: 'uuid', sql: sql.ref('g.uuid') }, exists: inGroup },
+    'group.name': { kind: 'related', column: { kind: 'text', sql: sql.ref('g.name') }, exists: inGroup },
   },
   attribute: (key) => ({ kind: 'text', sql: sql`(users.attributes ->> ${key})` }),
 };
@@ -38,11 +30,7 @@ const memberOf = (inner: unknown) =>
 
 const groupFields: Fields = {
   named: {
-    uuid: { kind: 'uuid', sql: sql.ref('groups.uuid') },
-    name: { kind: 'text', sql: sql.ref('groups.name') },
-    external_id: { kind: 'text', sql: sql.ref('groups.external_id') },
-    created_at: { kind: 'timestamp', sql: sql.ref('groups.created_at') },
-    updated_at: { kind: 'timestamp', sql: sql.ref('groups.updated_at') },
+    ...columns('groups', { ...COMMON, name: 'text' }),
     'member.uuid': { kind: 'related', column: { kind: 'uuid', sql: sql.ref('u.uuid') }, exists: memberOf },
     'member.name': { kind: 'related', column: { kind: 'text', sql: sql.ref('u.name') }, exists: memberOf },
   },
