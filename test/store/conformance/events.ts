@@ -456,11 +456,13 @@ export function runEventsConformance(open: Open, backend: Backend): void {
       });
 
       test('listDeliveries filters by status, app and kind, newest first, with the full total', async () => {
+        // PGlite's clock counts milliseconds: deliveries made within one would have no newest.
+        const later = async (app: string, kind?: 'webhook' | 'backchannel') => (await sleep(2), newDelivery(app, kind));
         const a1 = await newDelivery('list-a');
-        const a2 = await newDelivery('list-a');
-        const a3 = await newDelivery('list-a');
-        await newDelivery('list-b');
-        const logout = await newDelivery('list-a', 'backchannel');
+        const a2 = await later('list-a');
+        const a3 = await later('list-a');
+        await later('list-b');
+        const logout = await later('list-a', 'backchannel');
         expect(ids((await store.events.listDeliveries({ app: 'list-a', kind: 'backchannel' }, { offset: 0, limit: 10 })).rows)).toEqual([
           logout.id,
         ]);
