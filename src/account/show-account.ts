@@ -113,7 +113,6 @@ export function showAccount(deps: AccountDeps) {
   };
 }
 
-/** After a change: back to the page with its notice (303, so a reload does not post again). */
 /** The page again, with `message` beside its section; nothing changed. */
 export const showError = (
   ctx: AccountContext,
@@ -123,6 +122,7 @@ export const showError = (
   status = 400,
 ) => renderAccount(ctx, deps, { error: { section, message }, status });
 
+/** After a change: back to the page with its notice (303, so a reload does not post again). */
 export function backToAccount(ctx: AccountContext, notice: NoticeKey) {
   ctx.status = 303;
   ctx.redirect(`/account/?notice=${notice}`);
