@@ -12,6 +12,7 @@ import { addVirtualAuthenticator } from '../helpers/webauthn.js';
 import { startSmtpCapture, type CapturedMail, type SmtpCapture } from '../helpers/smtp.js';
 import { startCredentialsServer, type CredentialsServer } from './credentials-server.js';
 import { alertText, enterEmailAndPassword, heading, startFlow } from './flow.js';
+import { oidcSource } from '../helpers/settings.js';
 
 const CHOSEN = 'a registered passphrase';
 const codeOf = (mail: CapturedMail) => /Your code: (\d{6})/.exec(mail.raw)?.[1] ?? '';
@@ -38,17 +39,7 @@ describe.each(engines)('self-registration (%s)', (engine) => {
       {
         mail: { smtp_url: smtp.url, from: 'IdP <idp@example.com>' },
         // Its people sign in there (read lazily: never reached by these tests).
-        sources: [
-          {
-            slug: 'corp',
-            type: 'oidc',
-            name: 'Corp',
-            issuer: 'https://login.corp.example',
-            client_id: 'idp',
-            client_secret: 'upstream-secret',
-            email_domains: ['corp.example'],
-          },
-        ],
+        sources: [oidcSource({ email_domains: ['corp.example'] })],
       },
       { hostname: 'localhost' }, // passkeys: WebAuthn refuses IP addresses
     );

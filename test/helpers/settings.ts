@@ -20,3 +20,14 @@ export function migratedDataDir(prefix = 'idp-test-'): string {
   cpSync(TEMPLATE_DATA_DIR, path.join(dataDir, 'db'), { recursive: true });
   return dataDir;
 }
+
+/** An OpenID Connect source's entry in sources[] (its issuer is never reached unless a test serves one). */
+export const oidcSource = (extra: Record<string, unknown> = {}) => ({
+  slug: 'corp',
+  type: 'oidc',
+  name: 'Corp',
+  issuer: 'https://login.corp.example',
+  client_id: 'idp',
+  client_secret: 'upstream-secret',
+  ...extra,
+});

@@ -4,20 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../src/settings/validate.js';
 import { parseIdpMetadata } from '../../src/saml-metadata.js';
-import { testSettings } from '../helpers/settings.js';
+import { oidcSource, testSettings } from '../helpers/settings.js';
 import { atPath, groupsAt, identityFrom } from '../../src/sources/identity.js';
 import { upstreamSecondFactor } from '../../src/sources/resume.js';
 import type { SourceSettings } from '../../src/settings/schema.js';
 
-const oidc = (extra: Record<string, unknown> = {}) => ({
-  slug: 'corp',
-  type: 'oidc',
-  name: 'Corp',
-  issuer: 'https://login.corp.example',
-  client_id: 'idp',
-  client_secret: 'upstream-secret',
-  ...extra,
-});
 const github = (extra: Record<string, unknown> = {}) => ({
   slug: 'github',
   type: 'oauth2',
@@ -69,7 +60,10 @@ afterAll(() => rmSync(metadataDir, { recursive: true, force: true }));
 describe('sources configuration', () => {
   test('defaults: no sources; oidc scopes openid email profile, provisioning on, e-mail not trusted; oauth2 no scopes', async () => {
     expect((await testSettings()).sources).toEqual([]);
-    const settings = await load([oidc(), github()], [app({ sources: ['corp'] }), app({ slug: 'all', client_id: 'all', sources: '*' })]);
+    const settings = await load(
+      [oidcSource(), github()],
+      [app({ sources: ['corp'] }), app({ slug: 'all', client_id: 'all', sources: '*' })],
+    );
     expect(settings.sources[0]).toMatchObject({
       scopes: ['openid', 'email', 'profile'],
       provision: true,
@@ -97,23 +91,28 @@ describe('sources configuration', () => {
 
   test('a secret from the environment', async () => {
     process.env.CORP_SECRET_FOR_TEST = 'from-the-environment';
-    const settings = await load([oidc({ client_secret: undefined, client_secret_env: 'CORP_SECRET_FOR_TEST' })]);
+    const settings = await load([oidcSource({ client_secret: undefined, client_secret_env: 'CORP_SECRET_FOR_TEST' })]);
     expect(settings.sources[0]!.client_secret).toBe('from-the-environment');
   });
 
   test.each([
-    ['an unknown type', [oidc({ type: 'saml2' })], [], 'config: sources[0].type must be one of oidc, oauth2, saml (source "corp")'],
-    ['a duplicate slug', [oidc(), oidc({ name: 'Again' })], [], 'config: sources[1].slug "corp" is used by another source'],
-    ['an oidc source without issuer', [oidc({ issuer: undefined })], [], 'config: sources[0].issuer is required for a source of type oidc'],
+    ['an unknown type', [oidcSource({ type: 'saml2' })], [], 'config: sources[0].type must be one of oidc, oauth2, saml (source "corp")'],
+    ['a duplicate slug', [oidcSource(), oidcSource({ name: 'Again' })], [], 'config: sources[1].slug "corp" is used by another source'],
+    [
+      'an oidc source without issuer',
+      [oidcSource({ issuer: undefined })],
+      [],
+      'config: sources[0].issuer is required for a source of type oidc',
+    ],
     [
       'an http issuer off loopback',
-      [oidc({ issuer: 'http://login.corp.example' })],
+      [oidcSource({ issuer: 'http://login.corp.example' })],
       [],
       'config: sources[0].issuer must be an absolute https URL',
     ],
     [
       'oauth2 keys on an oidc source',
-      [oidc({ token_url: 'https://x.example/t' })],
+      [oidcSource({ token_url: 'https://x.example/t' })],
       [],
       'config: sources[0].token_url is not used by a source of type oidc',
     ],
@@ -123,9 +122,14 @@ describe('sources configuration', () => {
       [],
       'config: sources[0].userinfo_url is required for a source of type oauth2',
     ],
-    ['no secret', [oidc({ client_secret: undefined })], [], 'config: sources[0].client_secret is required (or client_secret_env)'],
-    ['both secrets', [oidc({ client_secret_env: 'X' })], [], 'config: sources[0] sets both client_secret and client_secret_env; keep one'],
-    ['oidc scopes without openid', [oidc({ scopes: ['email'] })], [], 'config: sources[0].scopes must include openid'],
+    ['no secret', [oidcSource({ client_secret: undefined })], [], 'config: sources[0].client_secret is required (or client_secret_env)'],
+    [
+      'both secrets',
+      [oidcSource({ client_secret_env: 'X' })],
+      [],
+      'config: sources[0] sets both client_secret and client_secret_env; keep one',
+    ],
+    ['oidc scopes without openid', [oidcSource({ scopes: ['email'] })], [], 'config: sources[0].scopes must include openid'],
     [
       'a claim path that is not one',
       [github({ claims: { sub: 'a..b' } })],
@@ -133,10 +137,10 @@ describe('sources configuration', () => {
       'config: sources[0].claims.sub must be a claim name, or a dotted path',
     ],
     ['an unknown claim', [github({ claims: { groups: 'teams' } })], [], 'config: sources[0].claims.groups is not a known key'],
-    ['an unknown key', [oidc({ colour: 'blue' })], [], 'config: sources[0].colour is not a known key'],
+    ['an unknown key', [oidcSource({ colour: 'blue' })], [], 'config: sources[0].colour is not a known key'],
     [
       'an oidc source without client_id',
-      [oidc({ client_id: undefined })],
+      [oidcSource({ client_id: undefined })],
       [],
       'config: sources[0].client_id is required for a source of type oidc',
     ],
@@ -186,19 +190,19 @@ describe('sources configuration', () => {
     ],
     [
       'a domain that is not one',
-      [oidc({ email_domains: ['Corp.Example'] })],
+      [oidcSource({ email_domains: ['Corp.Example'] })],
       [],
       'config: sources[0].email_domains[0] must be a lower-case domain name such as corp.example',
     ],
     [
       'a domain two sources claim',
-      [oidc({ email_domains: ['corp.example'] }), github({ email_domains: ['eu.corp.example', 'corp.example'] })],
+      [oidcSource({ email_domains: ['corp.example'] }), github({ email_domains: ['eu.corp.example', 'corp.example'] })],
       [],
       'config: sources[1].email_domains[1] "corp.example" goes to source "corp" already',
     ],
     [
       'a registration domain a source claims (its people sign in there)',
-      [oidc({ email_domains: ['corp.example'] })],
+      [oidcSource({ email_domains: ['corp.example'] })],
       [app({ registration: { enabled: true, email_domains: ['example.com', 'corp.example'] } })],
       'config: applications[0].registration.email_domains[1] "corp.example" belongs to source "corp" (its people sign in there); remove it',
     ],
@@ -208,16 +212,16 @@ describe('sources configuration', () => {
       [],
       'config: sources[0].trust_upstream_mfa is not used by a source of type oauth2',
     ],
-    ['an empty group prefix', [oidc({ groups_claim: 'groups', group_prefix: '' })], [], 'config: sources[0].group_prefix'],
+    ['an empty group prefix', [oidcSource({ groups_claim: 'groups', group_prefix: '' })], [], 'config: sources[0].group_prefix'],
     [
       'an application naming a missing source',
-      [oidc()],
+      [oidcSource()],
       [app({ sources: ['corp', 'okta'] })],
       'config: applications[0].sources[1] "okta" names no source (sources: corp)',
     ],
     [
       'an application with sources of the wrong shape',
-      [oidc()],
+      [oidcSource()],
       [app({ sources: 'corp' })],
       'config: applications[0].sources must be a list of source slugs, or "*" for every source (application "wiki")',
     ],

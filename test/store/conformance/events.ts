@@ -457,7 +457,10 @@ export function runEventsConformance(open: Open, backend: Backend): void {
 
       test('listDeliveries filters by status, app and kind, newest first, with the full total', async () => {
         // PGlite's clock counts milliseconds: deliveries made within one would have no newest.
-        const later = async (app: string, kind?: 'webhook' | 'backchannel') => (await sleep(2), newDelivery(app, kind));
+        const later = async (app: string, kind?: 'webhook' | 'backchannel') => {
+          await sleep(2);
+          return newDelivery(app, kind);
+        };
         const a1 = await newDelivery('list-a');
         const a2 = await later('list-a');
         const a3 = await later('list-a');
