@@ -4,8 +4,10 @@
  * HTTP-Redirect binding, and the X.509 certificates it signs with. Parsed with xmldom and xpath (the parser node-saml
  * itself uses), by local names, so any namespace prefix reads the same.
  */
+import { readFileSync } from 'node:fs';
 import { DOMParser } from '@xmldom/xmldom';
 import xpath from 'xpath';
+import { isSecureOrLoopbackUrl } from './loopback.js';
 
 export interface IdpMetadata {
   entityId: string;
@@ -46,4 +48,20 @@ export function parseIdpMetadata(xml: string): IdpMetadata {
     .filter(Boolean);
   if (!certs.length) throw new Error('no signing certificate (KeyDescriptor with an X509Certificate)');
   return { entityId, ssoUrl, certs: [...new Set(certs)] };
+}
+
+/**
+ * A saml source's metadata, from its file or fetched from its URL (https, or http on loopback; no redirects): the one
+ * reading both the service and `idp doctor` make. Throws an Error that says what went wrong, in words.
+ */
+export async function readIdpMetadata(
+  source: { idp_metadata_file?: string; idp_metadata_url?: string },
+  timeoutMs: number,
+): Promise<IdpMetadata> {
+  if (source.idp_metadata_file) return parseIdpMetadata(readFileSync(source.idp_metadata_file, 'utf8'));
+  const url = source.idp_metadata_url!;
+  if (!isSecureOrLoopbackUrl(url, true)) throw new Error('the metadata URL must be https');
+  const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
+  if (!response.ok) throw new Error(`the metadata URL answered ${response.status}`);
+  return parseIdpMetadata(await response.text());
 }

@@ -6,12 +6,11 @@
  * Each line also names what to register upstream (the redirect URI; for SAML this service provider's metadata URL).
  */
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import * as client from 'openid-client';
 import type { Settings, SourceSettings } from '../settings/schema.js';
 import { callbackPath } from '../sources/upstreams.js';
 import { spEntityId } from '../sources/saml.js';
-import { parseIdpMetadata, type IdpMetadata } from '../saml-metadata.js';
+import { readIdpMetadata, type IdpMetadata } from '../saml-metadata.js';
 import { fail, NETWORK_TIMEOUT_MS, ok, warn, type Finding } from './findings.js';
 
 /** The deepest cause's code (ECONNREFUSED, ENOTFOUND…): openid-client wraps fetch's error, which wraps the socket's. */
@@ -62,19 +61,12 @@ async function checkOauth2(source: SourceSettings, register: string): Promise<Fi
 
 const WARN_BEFORE_MS = 30 * 86_400_000;
 
-async function readSamlMetadata(source: SourceSettings): Promise<IdpMetadata> {
-  if (source.idp_metadata_file) return parseIdpMetadata(readFileSync(source.idp_metadata_file, 'utf8'));
-  const response = await fetch(source.idp_metadata_url!, { redirect: 'error', signal: AbortSignal.timeout(NETWORK_TIMEOUT_MS) });
-  if (!response.ok) throw new Error(`answered ${response.status}`);
-  return parseIdpMetadata(await response.text());
-}
-
 async function checkSaml(source: SourceSettings, register: string): Promise<Finding> {
   const check = `source ${source.slug}`;
   const where = source.idp_metadata_file ?? source.idp_metadata_url;
   let metadata: IdpMetadata;
   try {
-    metadata = await readSamlMetadata(source);
+    metadata = await readIdpMetadata(source, NETWORK_TIMEOUT_MS);
   } catch (error) {
     return fail(
       check,

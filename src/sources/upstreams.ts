@@ -5,11 +5,9 @@
  * (openid-client keeps the key set with the configuration); an oauth2 source's is built from its URLs. A saml
  * source's identity provider metadata is read from its file once, or from its URL like a discovery document.
  */
-import { readFileSync } from 'node:fs';
 import * as client from 'openid-client';
 import type { ApplicationSettings, Settings, SourceSettings } from '../settings/schema.js';
-import { parseIdpMetadata, type IdpMetadata } from '../saml-metadata.js';
-import { isSecureOrLoopbackUrl } from '../loopback.js';
+import { readIdpMetadata, type IdpMetadata } from '../saml-metadata.js';
 import { acsPath } from './saml.js';
 
 /** How long a discovery document is kept. */
@@ -83,19 +81,13 @@ function configured(source: SourceSettings): () => Promise<client.Configuration>
 /** A file's metadata is read once (validation read it already); a URL's like a discovery document: an hour. */
 function samlMetadata(source: SourceSettings): () => Promise<IdpMetadata> {
   if (source.idp_metadata_file) {
-    const metadata = Promise.resolve().then(() => parseIdpMetadata(readFileSync(source.idp_metadata_file!, 'utf8')));
+    const metadata = readIdpMetadata(source, 0);
     return () => metadata;
   }
   let kept: { at: number; metadata: Promise<IdpMetadata> } | undefined;
   return () => {
     if (kept && Date.now() - kept.at < DISCOVERY_TTL_MS) return kept.metadata;
-    const url = source.idp_metadata_url!;
-    const metadata = (async () => {
-      if (!isSecureOrLoopbackUrl(url, true)) throw new Error('the metadata URL must be https');
-      const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_SECONDS * 1000) });
-      if (!response.ok) throw new Error(`the metadata URL answered ${response.status}`);
-      return parseIdpMetadata(await response.text());
-    })();
+    const metadata = readIdpMetadata(source, TIMEOUT_SECONDS * 1000);
     const entry = (kept = { at: Date.now(), metadata });
     metadata.catch(() => {
       if (kept === entry) kept = undefined;

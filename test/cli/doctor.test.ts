@@ -105,7 +105,7 @@ test('a healthy setup: every line ok, exit 0, no secret printed', async () => {
   }
 }, 60_000);
 
-test('upstream identity providers: discovery read (the redirect URI to register named), an unreachable one FAILs, no secret printed', async () => {
+test('upstream identity providers: discovery read (the redirect URI to register named), an unreachable one and missing SAML metadata FAIL, no secret printed', async () => {
   const [upstream, saml] = await Promise.all([startUpstreamProvider(), startSamlIdp()]);
   upstream.register([]);
   const secret = 'upstream-secret-never-printed';
@@ -133,6 +133,7 @@ test('upstream identity providers: discovery read (the redirect URI to register 
             userinfo_url: `${upstream.issuer}/me`,
           }),
           { slug: 'adfs', type: 'saml', name: 'ADFS', idp_metadata_url: saml.metadataUrl },
+          { slug: 'moved', type: 'saml', name: 'Moved', idp_metadata_url: `${saml.metadataUrl}/moved` },
         ],
       }),
     });
@@ -150,7 +151,9 @@ test('upstream identity providers: discovery read (the redirect URI to register 
     expect(lineOf(result, 'source adfs')).toContain(
       `metadata of ${saml.entityId} read (sign-on at ${saml.ssoUrl}); its signing certificate expires on`,
     );
-    expect(failed(result)).toEqual(['source gone']);
+    // The service's own reading of the metadata (saml-metadata.ts), with its words for what went wrong.
+    expect(lineOf(result, 'source moved')).toContain('cannot be read (the metadata URL answered 404): nobody can sign in through Moved');
+    expect(failed(result)).toEqual(['source gone', 'source moved']);
     expect(result.stdout + result.stderr).not.toContain(secret);
   } finally {
     await upstream.close();
