@@ -81,7 +81,7 @@ function configured(source: SourceSettings): () => Promise<client.Configuration>
 /** A file's metadata is read once (validation read it already); a URL's like a discovery document: an hour. */
 function samlMetadata(source: SourceSettings): () => Promise<IdpMetadata> {
   if (source.idp_metadata_file) {
-    const metadata = readIdpMetadata(source, 0);
+    const metadata = readIdpMetadata(source, TIMEOUT_SECONDS * 1000);
     return () => metadata;
   }
   let kept: { at: number; metadata: Promise<IdpMetadata> } | undefined;
